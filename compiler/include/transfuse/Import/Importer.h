@@ -1,0 +1,32 @@
+//===- Importer.h - Model spec to the nn dialect --------------------------===//
+#ifndef TRANSFUSE_IMPORT_IMPORTER_H
+#define TRANSFUSE_IMPORT_IMPORTER_H
+
+#include "transfuse/Spec/Spec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include <string>
+#include <vector>
+
+namespace transfuse {
+
+/// One layer of the spec as instantiated: `encoder.layers.3.self_attn`.
+struct ImportedLayer {
+  std::string path;
+  std::string kind;
+};
+
+/// Imports `spec` into a module holding the `nn.parameter`s, `@forward`
+/// (inputs to the spec's outputs, inference mode) and, with a training
+/// section, `@loss` (inputs and labels to the scalar loss) and the
+/// `nn.training` module attribute. Composite layers are expanded into
+/// primitive ops as the reference notebooks compute them. Errors are
+/// reported as diagnostics at the offending spec field.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importSpec(mlir::MLIRContext *context, const spec::Spec &spec,
+           std::vector<ImportedLayer> *layers = nullptr);
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_IMPORT_IMPORTER_H

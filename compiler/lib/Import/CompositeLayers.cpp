@@ -1,0 +1,435 @@
+//===- CompositeLayers.cpp - Expanding composite layers into nn ops -------===//
+//
+// Each composite layer becomes the primitive ops its reference notebook
+// computes, so the fusion passes find the same structure in an imported
+// model as in a graph written by hand. Inputs are checked up front; the ops
+// built afterwards are valid by construction.
+//===----------------------------------------------------------------------===//
+#include "GraphBuilder.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace transfuse::import {
+namespace {
+
+using nn::formatShape;
+
+/// Checks the number of inputs; `roles` describes them for the message.
+LogicalResult checkArity(const LayerSite &site, ArrayRef<Value> inputs,
+                         size_t count, StringRef roles) {
+  if (inputs.size() == count)
+    return success();
+  return site.error() << "takes " << count << " input"
+                      << (count == 1 ? "" : "s") << " (" << roles << "), got "
+                      << inputs.size();
+}
+
+/// Checks that `value` is a float [batch, seq, d] sequence of activations.
+LogicalResult checkSequence(const LayerSite &site, Value value,
+                            StringRef role) {
+  auto type = GraphBuilder::tensorType(value);
+  if (type.getRank() == 3 && isa<FloatType>(type.getElementType()))
+    return success();
+  return site.error() << role << " must be float [batch, seq, d], got "
+                      << type;
+}
+
+LogicalResult checkTokens(const LayerSite &site, Value value, StringRef role) {
+  if (isa<IntegerType>(GraphBuilder::elementType(value)) &&
+      !GraphBuilder::elementType(value).isInteger(1))
+    return success();
+  return site.error() << role << " must be integer token ids, got "
+                      << value.getType();
+}
+
+LogicalResult checkRate(const LayerSite &site, StringRef kind, double rate) {
+  if (rate >= 0.0 && rate < 1.0)
+    return success();
+  return site.errorAt(kind, kind == "dropout" ? "rate" : "dropout")
+         << "dropout rate must be in [0, 1), got " << rate;
+}
+
+/// Dropout is kept in the graph with its rate; autodiff makes it active in
+/// training, and it is the identity in @forward. A rate of 0 adds nothing.
+Value dropout(OpBuilder &b, Location loc, Value x, double rate) {
+  if (rate == 0.0)
+    return x;
+  return nn::DropoutOp::create(b, loc, x, b.getF64FloatAttr(rate));
+}
+
+FailureOr<SmallVector<Value>> single(FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  return SmallVector<Value>{*value};
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings and positions
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> buildEmbedding(GraphBuilder &graph, const LayerSite &site,
+                                ArrayRef<Value> inputs) {
+  const spec::Embedding &spec = site.layer.embedding();
+  if (failed(checkArity(site, inputs, 1, "token ids")) ||
+      failed(checkTokens(site, inputs[0], "the input")))
+    return failure();
+  if (spec.vocab_size() <= 0 || spec.dim() <= 0)
+    return site.errorAt("embedding", spec.vocab_size() <= 0 ? "vocab_size"
+                                                            : "dim")
+           << "vocab_size and dim must be positive";
+  FailureOr<Value> table = graph.parameter(
+      site, site.paramName("weight"), {spec.vocab_size(), spec.dim()}, "embedding", "init",
+      DefaultInit::Normal, 0);
+  if (failed(table))
+    return failure();
+  OpBuilder &b = graph.builder();
+  Value embedded = nn::EmbeddingOp::create(b, site.loc, *table, inputs[0]);
+  if (!spec.scale_by_sqrt_dim())
+    return embedded;
+  return graph.withScalar<nn::MulOp>(site.loc, embedded,
+                                     std::sqrt(double(spec.dim())));
+}
+
+FailureOr<Value> buildPositionalEncoding(GraphBuilder &graph,
+                                         const LayerSite &site,
+                                         ArrayRef<Value> inputs) {
+  if (failed(checkArity(site, inputs, 1, "x")) ||
+      failed(checkSequence(site, inputs[0], "the input")))
+    return failure();
+  ArrayRef<int64_t> shape = GraphBuilder::shape(inputs[0]);
+  int64_t maxLen = site.layer.positional_encoding().max_len();
+  if (maxLen > 0 && shape[1] > maxLen)
+    return site.errorAt("positional_encoding", "max_len")
+           << "sequence length " << shape[1] << " exceeds max_len " << maxLen;
+  if (shape[2] % 2 != 0)
+    return site.error() << "sinusoidal encoding needs an even width, got "
+                        << shape[2];
+  OpBuilder &b = graph.builder();
+  auto tableType = RankedTensorType::get({shape[1], shape[2]},
+                                         GraphBuilder::elementType(inputs[0]));
+  Value table = nn::SinusoidalEncodingOp::create(b, site.loc, tableType);
+  return nn::AddOp::create(b, site.loc, inputs[0], table).getResult();
+}
+
+FailureOr<Value> buildPositionEmbedding(GraphBuilder &graph,
+                                        const LayerSite &site,
+                                        ArrayRef<Value> inputs) {
+  if (failed(checkArity(site, inputs, 1, "x")) ||
+      failed(checkSequence(site, inputs[0], "the input")))
+    return failure();
+  ArrayRef<int64_t> shape = GraphBuilder::shape(inputs[0]);
+  int64_t maxLen = site.layer.position_embedding().max_len();
+  if (maxLen < shape[1])
+    return site.errorAt("position_embedding", "max_len")
+           << "sequence length " << shape[1] << " exceeds max_len " << maxLen;
+  FailureOr<Value> table =
+      graph.parameter(site, site.paramName("weight"), {maxLen, shape[2]}, "position_embedding",
+                      "init", DefaultInit::Normal, 0);
+  if (failed(table))
+    return failure();
+  OpBuilder &b = graph.builder();
+  Value positions = *table;
+  if (maxLen > shape[1])
+    positions = nn::SliceOp::create(b, site.loc, *table,
+                                    ArrayRef<int64_t>{0, 0},
+                                    ArrayRef<int64_t>{shape[1], shape[2]});
+  return nn::AddOp::create(b, site.loc, inputs[0], positions).getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Multi-head attention
+//===----------------------------------------------------------------------===//
+
+/// [b, s, h * d] -> [b, h, s, d].
+Value splitHeads(OpBuilder &b, Location loc, Value x, int64_t heads) {
+  ArrayRef<int64_t> shape = GraphBuilder::shape(x);
+  Value split = nn::ReshapeOp::create(
+      b, loc, x,
+      ArrayRef<int64_t>{shape[0], shape[1], heads, shape[2] / heads});
+  return nn::TransposeOp::create(b, loc, split, ArrayRef<int64_t>{0, 2, 1, 3});
+}
+
+/// [b, h, s, d] -> [b, s, h * d].
+Value mergeHeads(OpBuilder &b, Location loc, Value x) {
+  ArrayRef<int64_t> shape = GraphBuilder::shape(x);
+  Value merged =
+      nn::TransposeOp::create(b, loc, x, ArrayRef<int64_t>{0, 2, 1, 3});
+  return nn::ReshapeOp::create(
+      b, loc, merged,
+      ArrayRef<int64_t>{shape[0], shape[2], shape[1] * shape[3]});
+}
+
+StringRef orDefault(const std::string &name, StringRef fallback) {
+  return name.empty() ? fallback : StringRef(name);
+}
+
+FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
+                                ArrayRef<Value> inputs) {
+  const spec::MultiHeadAttention &spec = site.layer.attention();
+  std::string roles = spec.cross() ? "x, memory" : "x";
+  if (spec.key_padding())
+    roles += spec.cross() ? ", memory token ids" : ", token ids";
+  size_t arity = 1 + spec.cross() + spec.key_padding();
+  if (failed(checkArity(site, inputs, arity, roles)) ||
+      failed(checkSequence(site, inputs[0], "the query input")))
+    return failure();
+  Value x = inputs[0];
+  Value memory = spec.cross() ? inputs[1] : x;
+  if (spec.cross() && failed(checkSequence(site, memory, "the memory")))
+    return failure();
+  ArrayRef<int64_t> xShape = GraphBuilder::shape(x);
+  ArrayRef<int64_t> memShape = GraphBuilder::shape(memory);
+  int64_t batch = xShape[0], dModel = xShape[2];
+  if (memShape[0] != batch || memShape[2] != dModel)
+    return site.error() << "memory " << formatShape(memShape)
+                        << " does not match the query input "
+                        << formatShape(xShape) << " in batch and width";
+
+  if (spec.heads() <= 0)
+    return site.errorAt("attention", "heads") << "heads must be positive";
+  int64_t keyDim = spec.key_dim();
+  if (keyDim < 0)
+    return site.errorAt("attention", "key_dim") << "key_dim must be positive";
+  if (keyDim == 0) {
+    if (dModel % spec.heads() != 0)
+      return site.errorAt("attention", "heads")
+             << "d_model " << dModel << " is not divisible by " << spec.heads()
+             << " heads";
+    keyDim = dModel / spec.heads();
+  }
+  double scaleDim = spec.scale_dim() == 0 ? double(keyDim) : spec.scale_dim();
+  if (!(scaleDim > 0))
+    return site.errorAt("attention", "scale_dim")
+           << "scale_dim must be positive, got " << scaleDim;
+  if (failed(checkRate(site, "attention", spec.dropout())))
+    return failure();
+  Value tokens;
+  if (spec.key_padding()) {
+    tokens = inputs.back();
+    if (failed(checkTokens(site, tokens, "the key padding input")))
+      return failure();
+    ArrayRef<int64_t> tokenShape = GraphBuilder::shape(tokens);
+    if (tokenShape != ArrayRef<int64_t>{batch, memShape[1]})
+      return site.error() << "key padding token ids must be "
+                          << formatShape({batch, memShape[1]}) << ", got "
+                          << formatShape(tokenShape);
+  }
+
+  OpBuilder &b = graph.builder();
+  Location loc = site.loc;
+  int64_t heads = spec.heads(), width = heads * keyDim;
+  FailureOr<Value> q = graph.linear(site, x, orDefault(spec.q_name(), "w_q"),
+                                    width, spec.q_bias() || !spec.has_q_bias());
+  if (failed(q))
+    return failure();
+  FailureOr<Value> k =
+      graph.linear(site, memory, orDefault(spec.k_name(), "w_k"), width,
+                   spec.k_bias() || !spec.has_k_bias());
+  if (failed(k))
+    return failure();
+  FailureOr<Value> v =
+      graph.linear(site, memory, orDefault(spec.v_name(), "w_v"), width,
+                   spec.v_bias() || !spec.has_v_bias());
+  if (failed(v))
+    return failure();
+  Value query = splitHeads(b, loc, *q, heads);
+  Value key = splitHeads(b, loc, *k, heads);
+  Value value = splitHeads(b, loc, *v, heads);
+
+  if (spec.scaling() == spec::SCALE_QUERY_KEY) {
+    double root = std::pow(scaleDim, 0.25);
+    query = graph.withScalar<nn::DivOp>(loc, query, root);
+    key = graph.withScalar<nn::DivOp>(loc, key, root);
+  }
+  Value keyT = nn::TransposeOp::create(b, loc, key, ArrayRef<int64_t>{0, 1, 3, 2});
+  Value scores = nn::MatmulOp::create(b, loc, query, keyT);
+  if (spec.scaling() == spec::SCALE_SCORES)
+    scores = graph.withScalar<nn::DivOp>(loc, scores, std::sqrt(scaleDim));
+
+  double maskValue = spec.has_mask_value() ? spec.mask_value() : -1e9;
+  FloatAttr fill = b.getF64FloatAttr(maskValue);
+  if (spec.causal()) {
+    auto maskType =
+        RankedTensorType::get({xShape[1], memShape[1]}, b.getI1Type());
+    Value future = nn::TriangularMaskOp::create(b, loc, maskType,
+                                                b.getI64IntegerAttr(1));
+    scores = nn::MaskedFillOp::create(b, loc, scores, future, fill);
+  }
+  if (tokens) {
+    Value pad = graph.scalar(loc, double(spec.pad_id()),
+                             GraphBuilder::elementType(tokens));
+    Value isPad = nn::CompareOp::create(b, loc, tokens, pad,
+                                        nn::ComparePredicate::eq);
+    Value keyMask = nn::ReshapeOp::create(
+        b, loc, isPad, ArrayRef<int64_t>{batch, 1, 1, memShape[1]});
+    scores = nn::MaskedFillOp::create(b, loc, scores, keyMask, fill);
+  }
+  Value probs = nn::SoftmaxOp::create(b, loc, scores, b.getI64IntegerAttr(3));
+  probs = dropout(b, loc, probs, spec.dropout());
+  Value context = mergeHeads(b, loc, nn::MatmulOp::create(b, loc, probs, value));
+  return graph.linear(site, context, orDefault(spec.out_name(), "w_o"), dModel,
+                      spec.out_bias() || !spec.has_out_bias());
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm, feed-forward, Linear, dropout, pooling
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
+                                ArrayRef<Value> inputs) {
+  if (failed(checkArity(site, inputs, 1, "x")))
+    return failure();
+  Value x = inputs[0];
+  auto type = GraphBuilder::tensorType(x);
+  if (type.getRank() < 1 || !isa<FloatType>(type.getElementType()))
+    return site.error() << "the input must be a float tensor, got " << type;
+  const spec::LayerNorm &spec = site.layer.layer_norm();
+  double epsilon = spec.has_epsilon() ? spec.epsilon() : 1e-5;
+  if (!(epsilon > 0))
+    return site.errorAt("layer_norm", "epsilon") << "epsilon must be positive";
+  int64_t width = type.getShape().back();
+  FailureOr<Value> gamma = graph.parameter(site, site.paramName("weight"), {width},
+                                           "layer_norm", "", DefaultInit::Ones,
+                                           0);
+  if (failed(gamma))
+    return failure();
+  FailureOr<Value> beta = graph.parameter(site, site.paramName("bias"), {width}, "layer_norm",
+                                          "", DefaultInit::Zeros, 0);
+  if (failed(beta))
+    return failure();
+
+  // torch.nn.LayerNorm: biased variance of the centred input.
+  OpBuilder &b = graph.builder();
+  Location loc = site.loc;
+  SmallVector<int64_t> lastAxis = {type.getRank() - 1};
+  auto mean = [&](Value v) -> Value {
+    return nn::ReduceMeanOp::create(b, loc, v, ArrayRef<int64_t>(lastAxis),
+                                    /*keep_dims=*/true);
+  };
+  Value centred = nn::SubOp::create(b, loc, x, mean(x));
+  Value variance = mean(nn::MulOp::create(b, loc, centred, centred));
+  Value inverseStd = nn::RsqrtOp::create(
+      b, loc, graph.withScalar<nn::AddOp>(loc, variance, epsilon));
+  Value normalized = nn::MulOp::create(b, loc, centred, inverseStd);
+  Value scaled = nn::MulOp::create(b, loc, normalized, *gamma);
+  return nn::AddOp::create(b, loc, scaled, *beta).getResult();
+}
+
+FailureOr<Value> buildFeedForward(GraphBuilder &graph, const LayerSite &site,
+                                  ArrayRef<Value> inputs) {
+  const spec::FeedForward &spec = site.layer.feed_forward();
+  if (failed(checkArity(site, inputs, 1, "x")) ||
+      failed(checkSequence(site, inputs[0], "the input")))
+    return failure();
+  if (spec.hidden() <= 0)
+    return site.errorAt("feed_forward", "hidden") << "hidden must be positive";
+  if (failed(checkRate(site, "feed_forward", spec.dropout())))
+    return failure();
+  OpBuilder &b = graph.builder();
+  FailureOr<Value> hidden = graph.linear(
+      site, inputs[0], orDefault(spec.hidden_name(), "w_1"), spec.hidden(),
+      true);
+  if (failed(hidden))
+    return failure();
+  Value activated;
+  switch (spec.activation()) {
+  case spec::GELU:
+    activated = nn::GeluOp::create(b, site.loc, *hidden);
+    break;
+  case spec::GELU_TANH:
+    activated = nn::GeluOp::create(b, site.loc, *hidden, b.getUnitAttr());
+    break;
+  default:
+    activated = nn::ReluOp::create(b, site.loc, *hidden);
+    break;
+  }
+  activated = dropout(b, site.loc, activated, spec.dropout());
+  int64_t width = GraphBuilder::shape(inputs[0]).back();
+  return graph.linear(site, activated, orDefault(spec.output_name(), "w_2"),
+                      width, true);
+}
+
+FailureOr<Value> buildLinear(GraphBuilder &graph, const LayerSite &site,
+                             ArrayRef<Value> inputs) {
+  const spec::Linear &spec = site.layer.linear();
+  if (failed(checkArity(site, inputs, 1, "x")))
+    return failure();
+  auto type = GraphBuilder::tensorType(inputs[0]);
+  if (type.getRank() < 1 || !isa<FloatType>(type.getElementType()))
+    return site.error() << "the input must be a float tensor, got " << type;
+  if (spec.out_features() <= 0)
+    return site.errorAt("linear", "out_features")
+           << "out_features must be positive";
+  return graph.linear(site, inputs[0], "", spec.out_features(),
+                      spec.bias() || !spec.has_bias());
+}
+
+FailureOr<Value> buildDropout(GraphBuilder &graph, const LayerSite &site,
+                              ArrayRef<Value> inputs) {
+  if (failed(checkArity(site, inputs, 1, "x")) ||
+      failed(checkRate(site, "dropout", site.layer.dropout().rate())))
+    return failure();
+  if (!isa<FloatType>(GraphBuilder::elementType(inputs[0])))
+    return site.error() << "the input must be a float tensor, got "
+                        << inputs[0].getType();
+  return dropout(graph.builder(), site.loc, inputs[0],
+                 site.layer.dropout().rate());
+}
+
+FailureOr<Value> buildPool(GraphBuilder &graph, const LayerSite &site,
+                           ArrayRef<Value> inputs) {
+  const spec::Pool &spec = site.layer.pool();
+  if (failed(checkArity(site, inputs, 1, "x")))
+    return failure();
+  auto type = GraphBuilder::tensorType(inputs[0]);
+  int64_t axis = spec.has_axis() ? spec.axis() : 1;
+  if (axis < 0)
+    axis += type.getRank();
+  if (!isa<FloatType>(type.getElementType()) || axis < 0 ||
+      axis >= type.getRank())
+    return site.errorAt("pool", "axis")
+           << "cannot pool " << type << " over axis "
+           << (spec.has_axis() ? spec.axis() : 1);
+  OpBuilder &b = graph.builder();
+  SmallVector<int64_t> axes = {axis};
+  if (spec.kind() == spec::MEAN)
+    return nn::ReduceMeanOp::create(b, site.loc, inputs[0], ArrayRef<int64_t>(axes),
+                                    /*keep_dims=*/false)
+        .getResult();
+  return nn::ReduceMaxOp::create(b, site.loc, inputs[0], ArrayRef<int64_t>(axes),
+                                 /*keep_dims=*/false)
+      .getResult();
+}
+
+} // namespace
+
+FailureOr<SmallVector<Value>> buildCompositeLayer(GraphBuilder &graph,
+                                                  const LayerSite &site,
+                                                  ArrayRef<Value> inputs) {
+  switch (site.layer.kind_case()) {
+  case spec::Layer::kEmbedding:
+    return single(buildEmbedding(graph, site, inputs));
+  case spec::Layer::kPositionalEncoding:
+    return single(buildPositionalEncoding(graph, site, inputs));
+  case spec::Layer::kPositionEmbedding:
+    return single(buildPositionEmbedding(graph, site, inputs));
+  case spec::Layer::kAttention:
+    return single(buildAttention(graph, site, inputs));
+  case spec::Layer::kLayerNorm:
+    return single(buildLayerNorm(graph, site, inputs));
+  case spec::Layer::kFeedForward:
+    return single(buildFeedForward(graph, site, inputs));
+  case spec::Layer::kLinear:
+    return single(buildLinear(graph, site, inputs));
+  case spec::Layer::kDropout:
+    return single(buildDropout(graph, site, inputs));
+  case spec::Layer::kPool:
+    return single(buildPool(graph, site, inputs));
+  default:
+    return buildPrimitiveLayer(graph, site, inputs);
+  }
+}
+
+} // namespace transfuse::import

@@ -1,0 +1,141 @@
+//===- GraphBuilder.h - Building nn ops for spec layers ---------*- C++ -*-===//
+//
+// Private to the importer. A LayerSite is one instantiated layer: where it
+// is written and what its parameters are called. A GraphBuilder creates the
+// module's parameters and the ops of @forward, checking every shape with the
+// dialect's shape rules first so that a bad spec gets an error naming the
+// layer rather than a failed op construction.
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_LIB_IMPORT_GRAPHBUILDER_H
+#define TRANSFUSE_LIB_IMPORT_GRAPHBUILDER_H
+
+#include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Dialect/NN/ShapeRules.h"
+#include "transfuse/Spec/Spec.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace transfuse::import {
+
+using mlir::FailureOr;
+using mlir::Location;
+using mlir::Value;
+
+/// One instantiated layer of the spec.
+struct LayerSite {
+  const spec::Layer &layer;
+  spec::SpecCursor cursor;
+  /// The block instance the layer is in (`encoder.layers.0`), "" at the top.
+  std::string scope;
+  /// Parameter prefix and display name: `encoder.layers.0.self_attn`.
+  std::string path;
+  /// The location of the ops this layer expands into.
+  Location loc;
+
+  /// An error at the layer, naming it.
+  mlir::InFlightDiagnostic error() const;
+  /// An error at `kind.field` of the layer (`attention.heads`), naming it.
+  mlir::InFlightDiagnostic errorAt(llvm::StringRef kind,
+                                   llvm::StringRef field) const;
+  /// `path.name`: the name of a parameter the layer owns.
+  std::string paramName(llvm::StringRef name) const;
+  /// `scope.name`: a name beside the layer's own.
+  std::string scopedName(llvm::StringRef name) const;
+};
+
+/// PyTorch's default initialisation of a parameter, used when the spec does
+/// not set one.
+enum class DefaultInit { LinearWeight, LinearBias, Normal, Ones, Zeros, None };
+
+class GraphBuilder {
+public:
+  GraphBuilder(const spec::Spec &spec, mlir::ModuleOp module,
+               mlir::OpBuilder &builder)
+      : spec(spec), module(module), b(builder) {}
+
+  const spec::Spec &getSpec() const { return spec; }
+  mlir::OpBuilder &builder() { return b; }
+
+  /// Declares the parameter `fullName` and loads it. `initField`
+  /// names the layer's Init field (under `kind`) that may override
+  /// `fallback`; `fanIn` is the fan-in of the Linear it belongs to.
+  FailureOr<Value> parameter(const LayerSite &site, llvm::StringRef fullName,
+                             llvm::ArrayRef<int64_t> shape, llvm::StringRef kind,
+                             llvm::StringRef initField, DefaultInit fallback,
+                             int64_t fanIn);
+
+  /// `y = x Wᵀ + b` with parameters `<name>.weight` [out, in] and
+  /// `<name>.bias` [out] initialised as torch.nn.Linear unless the layer's
+  /// `weight_init` / `bias_init` say otherwise.
+  FailureOr<Value> linear(const LayerSite &site, Value x, llvm::StringRef name,
+                          int64_t outFeatures, bool bias);
+
+  /// A rank-0 constant of `elementType`.
+  Value scalar(Location loc, double value, mlir::Type elementType);
+  /// `x op scalar`, in x's element type.
+  template <typename OpTy> Value withScalar(Location loc, Value x, double s) {
+    return OpTy::create(b, loc, x, scalar(loc, s, elementType(x)));
+  }
+
+  static mlir::RankedTensorType tensorType(Value value) {
+    return mlir::cast<mlir::RankedTensorType>(value.getType());
+  }
+  static llvm::ArrayRef<int64_t> shape(Value value) {
+    return tensorType(value).getShape();
+  }
+  static mlir::Type elementType(Value value) {
+    return tensorType(value).getElementType();
+  }
+
+private:
+  FailureOr<nn::InitAttr> resolveInit(const LayerSite &site,
+                                      llvm::StringRef kind,
+                                      llvm::StringRef initField,
+                                      DefaultInit fallback,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      int64_t fanIn);
+
+  const spec::Spec &spec;
+  mlir::ModuleOp module;
+  mlir::OpBuilder &b;
+  /// Parameter name to the layer that declared it, for duplicate errors.
+  llvm::StringMap<std::string> declaredBy;
+  mlir::Operation *lastParameter = nullptr;
+};
+
+/// Expands a composite layer or builds a primitive one. `inputs` are the
+/// layer's input tensors in order; returns its outputs.
+FailureOr<llvm::SmallVector<Value>> buildCompositeLayer(GraphBuilder &graph,
+                                                        const LayerSite &site,
+                                                        llvm::ArrayRef<Value> inputs);
+FailureOr<llvm::SmallVector<Value>> buildPrimitiveLayer(GraphBuilder &graph,
+                                                        const LayerSite &site,
+                                                        llvm::ArrayRef<Value> inputs);
+
+/// The element type of a spec dtype; null for DTYPE_UNSPECIFIED.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, spec::DType dtype);
+
+/// The layer kind's field name ("attention"), or "" when none is set.
+std::string layerKindName(const spec::Layer &layer);
+
+/// Checks that every layer of `layers` (a field of `scope`) reads only
+/// tensors from `available` or from an earlier layer, naming the cycle when
+/// a later layer's output depends on the reader.
+mlir::LogicalResult checkLayerOrder(const spec::SpecCursor &scope,
+                                    llvm::StringRef layersField,
+                                    llvm::ArrayRef<std::string> available);
+
+/// With a training section: adds `@loss(inputs..., labels) -> tensor<f32>`,
+/// which calls `forward` and applies the loss to the output the section
+/// names, and the `nn.training` module attribute (optimizer, schedule,
+/// clipping, seed) that the optimizer phase reads.
+mlir::LogicalResult buildTrainingSection(const spec::Spec &spec,
+                                         mlir::ModuleOp module,
+                                         mlir::func::FuncOp forward);
+
+} // namespace transfuse::import
+
+#endif // TRANSFUSE_LIB_IMPORT_GRAPHBUILDER_H

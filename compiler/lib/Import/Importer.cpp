@@ -1,0 +1,280 @@
+//===- Importer.cpp - Model spec to the nn dialect ------------------------===//
+#include "transfuse/Import/Importer.h"
+#include "GraphBuilder.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+
+namespace transfuse {
+namespace {
+
+using import::GraphBuilder;
+using import::LayerSite;
+using spec::SpecCursor;
+using Scope = llvm::StringMap<Value>;
+
+class Importer {
+public:
+  Importer(MLIRContext *context, const spec::Spec &spec,
+           std::vector<ImportedLayer> *imported)
+      : context(context), spec(spec), model(spec.getModel()),
+        builder(context), imported(imported) {}
+
+  FailureOr<OwningOpRef<ModuleOp>> run();
+
+private:
+  LogicalResult declareInput(const SpecCursor &cursor, const spec::Input &input,
+                             SmallVectorImpl<Type> &types,
+                             SmallVectorImpl<std::string> &names);
+  LogicalResult indexBlocks();
+  /// Builds the layers of `scopeCursor` (the model or a block) reading and
+  /// writing `tensors`; `scopePath` prefixes their parameters.
+  LogicalResult buildLayers(const SpecCursor &scopeCursor, StringRef scopePath,
+                            Scope &tensors);
+  LogicalResult buildLayer(const SpecCursor &cursor, StringRef scopePath,
+                           Scope &tensors);
+  FailureOr<SmallVector<Value>> buildBlockCall(const LayerSite &site,
+                                               ArrayRef<Value> inputs);
+
+  Location fileLoc(const SpecCursor &cursor) { return cursor.getLoc(); }
+  GraphBuilder &graph() { return *graphBuilder; }
+
+  MLIRContext *context;
+  const spec::Spec &spec;
+  const spec::Model &model;
+  OpBuilder builder;
+  std::vector<ImportedLayer> *imported;
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<GraphBuilder> graphBuilder;
+  llvm::StringMap<int> blocks;
+  llvm::StringSet<> orderedBlocks;
+  SmallVector<std::string> activeBlocks;
+};
+
+LogicalResult Importer::declareInput(const SpecCursor &cursor,
+                                     const spec::Input &input,
+                                     SmallVectorImpl<Type> &types,
+                                     SmallVectorImpl<std::string> &names) {
+  if (input.name().empty())
+    return emitError(cursor.getLoc()) << cursor.getPath() << ": needs a name";
+  if (llvm::is_contained(names, input.name()))
+    return emitError(cursor.locationOf("name"))
+           << cursor.pathOf("name") << ": input '" << input.name()
+           << "' is declared twice";
+  Type element = import::elementTypeOf(context, input.dtype());
+  if (!element)
+    return emitError(cursor.getLoc())
+           << cursor.getPath() << ": input '" << input.name()
+           << "' needs a dtype (F32, I64, I32 or BOOL)";
+  FailureOr<SmallVector<int64_t>> shape = spec.resolveShape(cursor, "shape");
+  if (failed(shape))
+    return failure();
+  types.push_back(RankedTensorType::get(*shape, element));
+  names.push_back(input.name());
+  return success();
+}
+
+LogicalResult Importer::indexBlocks() {
+  SpecCursor root = spec.root();
+  for (auto [i, block] : llvm::enumerate(model.blocks())) {
+    SpecCursor cursor = root.child("blocks", i);
+    if (block.name().empty())
+      return emitError(cursor.getLoc()) << cursor.getPath() << ": needs a name";
+    if (!blocks.try_emplace(block.name(), i).second)
+      return emitError(cursor.locationOf("name"))
+             << cursor.pathOf("name") << ": block '" << block.name()
+             << "' is defined twice";
+  }
+  return success();
+}
+
+LogicalResult Importer::buildLayers(const SpecCursor &scopeCursor,
+                                    StringRef scopePath, Scope &tensors) {
+  const auto &message = scopeCursor.getMessage();
+  int count = message.GetReflection()->FieldSize(
+      message, message.GetDescriptor()->FindFieldByName("layers"));
+  for (int i = 0; i < count; ++i)
+    if (failed(buildLayer(scopeCursor.child("layers", i), scopePath, tensors)))
+      return failure();
+  return success();
+}
+
+LogicalResult Importer::buildLayer(const SpecCursor &cursor,
+                                   StringRef scopePath, Scope &tensors) {
+  const auto &layer = static_cast<const spec::Layer &>(cursor.getMessage());
+  std::string kind = import::layerKindName(layer);
+  std::string path = scopePath.empty() || layer.name().empty()
+                         ? layer.name()
+                         : (scopePath + "." + layer.name()).str();
+  Location loc = fileLoc(cursor);
+  if (!path.empty())
+    loc = NameLoc::get(StringAttr::get(context, path), loc);
+  LayerSite site{layer, cursor, scopePath.str(), path, loc};
+  if (kind.empty())
+    return site.error() << "has no layer type";
+  bool ownsParameters =
+      layer.has_embedding() || layer.has_position_embedding() ||
+      layer.has_attention() || layer.has_layer_norm() ||
+      layer.has_feed_forward() || layer.has_linear() || layer.has_block() ||
+      (layer.has_parameter() && layer.parameter().name().empty());
+  if (ownsParameters && layer.name().empty())
+    return site.error() << "a " << kind
+                        << " layer needs a name: its parameters are named "
+                           "after it";
+
+  SmallVector<Value> inputs;
+  for (const std::string &name : layer.inputs())
+    inputs.push_back(tensors.lookup(name));
+  FailureOr<SmallVector<Value>> outputs =
+      layer.has_block() ? buildBlockCall(site, inputs)
+                        : import::buildCompositeLayer(graph(), site, inputs);
+  if (failed(outputs))
+    return failure();
+  if (outputs->size() != static_cast<size_t>(layer.outputs_size()))
+    return site.error() << "produces " << outputs->size() << " output"
+                        << (outputs->size() == 1 ? "" : "s") << " but names "
+                        << layer.outputs_size();
+  for (auto [name, value] : llvm::zip(layer.outputs(), *outputs))
+    tensors[name] = value;
+  if (imported && !layer.has_block())
+    imported->push_back({path, kind});
+  return success();
+}
+
+FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
+                                                       ArrayRef<Value> inputs) {
+  const spec::BlockCall &call = site.layer.block();
+  auto it = blocks.find(call.block());
+  if (it == blocks.end())
+    return site.errorAt("block", "block")
+           << "no block named '" << call.block() << "'";
+  if (llvm::is_contained(activeBlocks, call.block()))
+    return site.errorAt("block", "block")
+           << "block '" << call.block() << "' instantiates itself";
+  if (call.repeat() < 0)
+    return site.errorAt("block", "repeat") << "repeat must not be negative";
+  const spec::Block &block = model.blocks(it->second);
+  SpecCursor blockCursor = spec.root().child("blocks", it->second);
+  if (block.inputs_size() != static_cast<int>(inputs.size()) ||
+      block.outputs_size() != site.layer.outputs_size())
+    return site.error() << "block '" << block.name() << "' takes "
+                        << block.inputs_size() << " inputs and gives "
+                        << block.outputs_size() << " outputs; the layer has "
+                        << inputs.size() << " and "
+                        << site.layer.outputs_size();
+  if (orderedBlocks.insert(block.name()).second) {
+    SmallVector<std::string> formals(block.inputs().begin(),
+                                     block.inputs().end());
+    if (failed(import::checkLayerOrder(blockCursor, "layers", formals)))
+      return failure();
+  }
+
+  activeBlocks.push_back(block.name());
+  auto done = llvm::make_scope_exit([&] { activeBlocks.pop_back(); });
+  SmallVector<Value> current(inputs);
+  SmallVector<Value> outputs;
+  int64_t instances = std::max<int64_t>(call.repeat(), 1);
+  for (int64_t i = 0; i < instances; ++i) {
+    std::string instancePath =
+        call.repeat() > 0 ? site.path + "." + std::to_string(i) : site.path;
+    Scope tensors;
+    for (auto [name, value] : llvm::zip(block.inputs(), current))
+      tensors[name] = value;
+    if (failed(buildLayers(blockCursor, instancePath, tensors)))
+      return failure();
+    outputs.clear();
+    for (auto [k, name] : llvm::enumerate(block.outputs())) {
+      Value value = tensors.lookup(name);
+      if (!value)
+        return emitError(blockCursor.locationOf("outputs", k))
+               << blockCursor.pathOf("outputs", k) << ": block '"
+               << block.name() << "' output '" << name
+               << "' is not produced by its layers";
+      outputs.push_back(value);
+    }
+    if (instances > 1 && outputs[0].getType() != current[0].getType())
+      return site.error() << "block '" << block.name()
+                          << "' cannot be repeated: its first output "
+                          << outputs[0].getType()
+                          << " differs from its first input "
+                          << current[0].getType();
+    current[0] = outputs[0];
+  }
+  return outputs;
+}
+
+FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
+  SpecCursor root = spec.root();
+  module = ModuleOp::create(root.getLoc());
+  (*module)->setAttr("nn.model", builder.getStringAttr(model.name()));
+  SmallVector<NamedAttribute> dims;
+  for (const spec::Dim &dim : model.dims())
+    dims.push_back(builder.getNamedAttr(
+        dim.name(), builder.getI64IntegerAttr(spec.getDims().lookup(dim.name()))));
+  (*module)->setAttr("nn.dims", builder.getDictionaryAttr(dims));
+
+  SmallVector<Type> inputTypes;
+  SmallVector<std::string> inputNames;
+  for (auto [i, input] : llvm::enumerate(model.inputs()))
+    if (failed(declareInput(root.child("inputs", i), input, inputTypes,
+                            inputNames)))
+      return failure();
+  if (failed(indexBlocks()) ||
+      failed(import::checkLayerOrder(root, "layers", inputNames)))
+    return failure();
+  if (model.outputs().empty())
+    return emitError(root.getLoc()) << "the spec names no outputs";
+
+  builder.setInsertionPointToEnd(module->getBody());
+  auto forward = func::FuncOp::create(
+      builder, root.getLoc(), "forward",
+      builder.getFunctionType(inputTypes, {}));
+  Block *body = forward.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  graphBuilder = std::make_unique<GraphBuilder>(spec, *module, builder);
+
+  Scope tensors;
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    tensors[name] = body->getArgument(i);
+    forward.setArgAttr(i, "nn.name", builder.getStringAttr(name));
+  }
+  if (failed(buildLayers(root, "", tensors)))
+    return failure();
+
+  SmallVector<Value> results;
+  for (auto [k, name] : llvm::enumerate(model.outputs())) {
+    Value value = tensors.lookup(name);
+    if (!value)
+      return emitError(root.locationOf("outputs", k))
+             << root.pathOf("outputs", k) << ": output '" << name
+             << "' is not produced by any layer";
+    results.push_back(value);
+  }
+  func::ReturnOp::create(builder, root.getLoc(), results);
+  forward.setType(builder.getFunctionType(inputTypes,
+                                          ValueRange(results).getTypes()));
+  for (auto [k, name] : llvm::enumerate(model.outputs()))
+    forward.setResultAttr(k, "nn.name", builder.getStringAttr(name));
+
+  if (model.has_training() &&
+      failed(import::buildTrainingSection(spec, *module, forward)))
+    return failure();
+  if (failed(verify(*module)))
+    return failure();
+  return std::move(module);
+}
+
+} // namespace
+
+FailureOr<OwningOpRef<ModuleOp>>
+importSpec(MLIRContext *context, const spec::Spec &spec,
+           std::vector<ImportedLayer> *layers) {
+  context->loadDialect<nn::NNDialect, func::FuncDialect>();
+  return Importer(context, spec, layers).run();
+}
+
+} // namespace transfuse

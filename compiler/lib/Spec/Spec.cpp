@@ -1,0 +1,205 @@
+//===- Spec.cpp - Parsing model specs with their locations ----------------===//
+#include "transfuse/Spec/Spec.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include <google/protobuf/io/tokenizer.h>
+
+using namespace mlir;
+namespace pb = google::protobuf;
+
+namespace transfuse::spec {
+
+FailureOr<DimOverride> parseDimOverride(StringRef argument, std::string &why) {
+  auto [name, value] = argument.split('=');
+  DimOverride result;
+  result.name = name.trim().str();
+  if (result.name.empty() || value.trim().getAsInteger(10, result.value) ||
+      result.value <= 0) {
+    why = "-D " + argument.str() + ": expected name=positive integer";
+    return failure();
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// SpecCursor
+//===----------------------------------------------------------------------===//
+
+const pb::FieldDescriptor *SpecCursor::field(StringRef name) const {
+  const pb::FieldDescriptor *descriptor =
+      message->GetDescriptor()->FindFieldByName(name.str());
+  assert(descriptor && "cursor asked for a field the schema does not have");
+  return descriptor;
+}
+
+Location SpecCursor::locationOf(StringRef name, int index) const {
+  if (!tree)
+    return loc;
+  pb::TextFormat::ParseLocation where = tree->GetLocation(field(name), index);
+  if (where.line < 0)
+    return loc;
+  auto file = cast<FileLineColLoc>(loc).getFilename();
+  return FileLineColLoc::get(file, where.line + 1, where.column + 1);
+}
+
+std::string SpecCursor::pathOf(StringRef name, int index) const {
+  std::string result = path.empty() ? name.str() : path + "." + name.str();
+  if (index >= 0)
+    result += "[" + std::to_string(index) + "]";
+  return result;
+}
+
+SpecCursor SpecCursor::child(StringRef name, int index) const {
+  const pb::FieldDescriptor *descriptor = field(name);
+  const pb::Reflection *reflection = message->GetReflection();
+  const pb::Message &nested =
+      index >= 0 ? reflection->GetRepeatedMessage(*message, descriptor, index)
+                 : reflection->GetMessage(*message, descriptor);
+  const pb::TextFormat::ParseInfoTree *nestedTree =
+      tree ? tree->GetTreeForNested(descriptor, index) : nullptr;
+  return SpecCursor(nested, nestedTree, locationOf(name, index),
+                    pathOf(name, index));
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Turns protobuf's parse errors into diagnostics at file:line:col.
+class DiagnosticCollector : public pb::io::ErrorCollector {
+public:
+  DiagnosticCollector(MLIRContext *context, StringRef filename)
+      : context(context), filename(filename) {}
+
+  void AddError(int line, pb::io::ColumnNumber column,
+                const std::string &message) override {
+    failed = true;
+    emitError(FileLineColLoc::get(context, filename, line + 1, column + 1))
+        << rephrase(message);
+  }
+  void AddWarning(int, pb::io::ColumnNumber, const std::string &) override {}
+
+  bool failed = false;
+
+private:
+  /// Protobuf says "Message type "transfuse.spec.Layer" has no field named
+  /// "conv"": in a layer that is an unknown layer type.
+  static std::string rephrase(const std::string &message) {
+    StringRef text(message);
+    if (text.consume_front("Message type \"transfuse.spec.Layer\" has no field "
+                           "named \"")) {
+      StringRef name = text.take_until([](char c) { return c == '"'; });
+      return ("unknown layer type or layer field '" + name + "'").str();
+    }
+    if (text.consume_front("Message type \"transfuse.spec.")) {
+      auto [type, rest] = text.split('"');
+      return ("in " + type + ": " + rest.ltrim()).str();
+    }
+    return message;
+  }
+
+  MLIRContext *context;
+  std::string filename;
+};
+} // namespace
+
+FailureOr<std::unique_ptr<Spec>> Spec::parse(MLIRContext *context,
+                                             StringRef text, StringRef filename,
+                                             ArrayRef<DimOverride> overrides) {
+  std::unique_ptr<Spec> spec(new Spec(context, filename.str()));
+  DiagnosticCollector collector(context, filename);
+  pb::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&spec->locations);
+  if (!parser.ParseFromString(text.str(), &spec->model) || collector.failed) {
+    if (!collector.failed)
+      emitError(FileLineColLoc::get(context, filename, 1, 1))
+          << "cannot parse the model spec";
+    return failure();
+  }
+  if (failed(spec->applyDims(overrides)))
+    return failure();
+  return spec;
+}
+
+SpecCursor Spec::root() const {
+  return SpecCursor(model, &locations,
+                    FileLineColLoc::get(context, filename, 1, 1), "");
+}
+
+LogicalResult Spec::applyDims(ArrayRef<DimOverride> overrides) {
+  SpecCursor cursor = root();
+  for (int i = 0; i < model.dims_size(); ++i) {
+    const Dim &dim = model.dims(i);
+    Location loc = cursor.locationOf("dims", i);
+    if (dim.name().empty() || dim.value() <= 0)
+      return emitError(loc) << cursor.pathOf("dims", i)
+                            << ": a dim needs a name and a positive value";
+    if (!dims.try_emplace(dim.name(), dim.value()).second)
+      return emitError(loc) << cursor.pathOf("dims", i) << ": dim '"
+                            << dim.name() << "' is defined twice";
+  }
+  for (const DimOverride &override : overrides) {
+    auto it = dims.find(override.name);
+    if (it == dims.end()) {
+      SmallVector<StringRef> known;
+      for (const Dim &dim : model.dims())
+        known.push_back(dim.name());
+      // Line 0: the error is about the file, not one of its lines.
+      return emitError(FileLineColLoc::get(context, filename, 0, 0))
+             << "-D " << override.name << "=" << override.value
+             << ": the spec has no dim named '" << override.name
+             << "' (dims: " << (known.empty() ? "none" : llvm::join(known, ", "))
+             << ")";
+    }
+    it->second = override.value;
+  }
+  return success();
+}
+
+FailureOr<int64_t> Spec::resolveSize(const SpecCursor &cursor, StringRef field,
+                                     int index, bool allowInferred) const {
+  const pb::Message &message = cursor.getMessage();
+  const pb::FieldDescriptor *descriptor =
+      message.GetDescriptor()->FindFieldByName(field.str());
+  std::string entry =
+      message.GetReflection()->GetRepeatedString(message, descriptor, index);
+  int64_t value;
+  if (!StringRef(entry).getAsInteger(10, value)) {
+    if (value > 0 || (allowInferred && value == -1))
+      return value;
+  } else if (auto it = dims.find(entry); it != dims.end()) {
+    return it->second;
+  }
+  InFlightDiagnostic diag = emitError(cursor.locationOf(field, index))
+                            << cursor.pathOf(field, index) << ": '" << entry
+                            << "' is neither a positive size";
+  if (allowInferred)
+    diag << ", -1,";
+  diag << " nor a dim of the spec";
+  return failure();
+}
+
+FailureOr<SmallVector<int64_t>> Spec::resolveShape(const SpecCursor &cursor,
+                                                   StringRef field,
+                                                   bool allowInferred) const {
+  const pb::Message &message = cursor.getMessage();
+  const pb::FieldDescriptor *descriptor =
+      message.GetDescriptor()->FindFieldByName(field.str());
+  SmallVector<int64_t> shape;
+  int size = message.GetReflection()->FieldSize(message, descriptor);
+  for (int i = 0; i < size; ++i) {
+    FailureOr<int64_t> dim = resolveSize(cursor, field, i, allowInferred);
+    if (failed(dim))
+      return failure();
+    shape.push_back(*dim);
+  }
+  return shape;
+}
+
+} // namespace transfuse::spec

@@ -1,0 +1,390 @@
+#ifndef TRANSFUSE_NN_OPS
+#define TRANSFUSE_NN_OPS
+
+include "transfuse/Dialect/NN/NNBase.td"
+include "transfuse/Dialect/NN/NNAttrs.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+def NN_ParameterOp : NN_Op<"parameter", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "A trainable tensor, named with its PyTorch state_dict key";
+  let description = [{
+    Declares a parameter of the model. The symbol name is the PyTorch
+    `state_dict` key, so checkpoints move between Transfuse and PyTorch
+    without renaming; `init` says how the runtime initialises it.
+
+    ```mlir
+    nn.parameter @"encoder.layers.0.self_attn.w_q.weight"
+        : tensor<512x512xf32> init #nn.init<uniform(-0.0442, 0.0442)>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<NN_FloatTensor>:$type,
+                       NN_InitAttr:$init);
+  let assemblyFormat = "$sym_name `:` $type `init` $init attr-dict";
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+  }];
+}
+
+def NN_ParamLoadOp : NN_Op<"param_load", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Reads the value of a parameter";
+  let description = [{
+    ```mlir
+    %w = nn.param_load @"generator.weight" : tensor<10000x512xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+def NN_MatmulOp : NN_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Batched matrix product with broadcast batch dimensions";
+  let description = [{
+    `[..., m, k] x [..., k, n] -> [..., m, n]`, as `torch.matmul` for
+    operands of rank 2 or more; leading batch dimensions broadcast.
+  }];
+  let arguments = (ins NN_FloatTensor:$lhs, NN_FloatTensor:$rhs);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_TransposeOp : NN_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Permutes the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is operand dimension `perm[i]`.
+  }];
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs NN_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $perm attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def NN_ReshapeOp : NN_Op<"reshape", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Reinterprets a tensor with another shape, same element count";
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs NN_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $shape attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def NN_SliceOp : NN_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "A contiguous box of a tensor (unit strides)";
+  let description = [{
+    `result[i...] = input[offsets + i...]`; `offsets[d] + sizes[d]` must not
+    exceed the operand's dimension `d`.
+  }];
+  let arguments = (ins NN_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes);
+  let results = (outs NN_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input $offsets $sizes attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def NN_ConcatOp : NN_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Joins tensors along one axis";
+  let arguments = (ins Variadic<NN_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs NN_AnyTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+class NN_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+  let description = [{
+    Elementwise, with NumPy broadcasting of the two operands.
+  }];
+  let arguments = (ins NN_FloatTensor:$lhs, NN_FloatTensor:$rhs);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+def NN_AddOp : NN_BinaryOp<"add", [Commutative]> {
+  let summary = "Elementwise sum";
+}
+def NN_SubOp : NN_BinaryOp<"sub"> {
+  let summary = "Elementwise difference";
+}
+def NN_MulOp : NN_BinaryOp<"mul", [Commutative]> {
+  let summary = "Elementwise product";
+}
+def NN_DivOp : NN_BinaryOp<"div"> {
+  let summary = "Elementwise quotient";
+}
+
+class NN_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                   InferTypeOpInterface], traits)> {
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_NegOp : NN_UnaryOp<"neg"> { let summary = "Elementwise negation"; }
+def NN_ExpOp : NN_UnaryOp<"exp"> { let summary = "Elementwise e^x"; }
+def NN_LogOp : NN_UnaryOp<"log"> { let summary = "Elementwise natural log"; }
+def NN_SqrtOp : NN_UnaryOp<"sqrt"> { let summary = "Elementwise square root"; }
+def NN_RsqrtOp : NN_UnaryOp<"rsqrt"> {
+  let summary = "Elementwise 1 / sqrt(x)";
+}
+def NN_TanhOp : NN_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
+def NN_ReluOp : NN_UnaryOp<"relu"> { let summary = "Elementwise max(x, 0)"; }
+
+def NN_GeluOp : NN_Op<"gelu", [Pure, SameOperandsAndResultType,
+                               InferTypeOpInterface]> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `x * Φ(x)` with the exact erf form, or the tanh approximation when
+    `approximate_tanh` is set (`torch.nn.GELU(approximate="tanh")`).
+  }];
+  let arguments = (ins NN_FloatTensor:$input, UnitAttr:$approximate_tanh);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def NN_CompareOp : NN_Op<"compare", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Elementwise comparison producing a bool tensor";
+  let description = [{
+    Broadcasts like the binary ops. Both operands have the same element
+    type: float, or integer (token ids compared with a pad id).
+  }];
+  let arguments = (ins NN_AnyTensor:$lhs, NN_AnyTensor:$rhs,
+                       NN_ComparePredicate:$predicate);
+  let results = (outs NN_BoolTensor:$result);
+  let assemblyFormat = [{
+    $predicate `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_MaskedFillOp : NN_Op<"masked_fill", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Writes a value where a bool mask is true";
+  let description = [{
+    As `torch.Tensor.masked_fill`: the mask broadcasts to the input's shape.
+    `value` may be `-inf`, the masking value of causal attention.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_BoolTensor:$mask,
+                       F64Attr:$value);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $mask `,` $value attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_CastOp : NN_Op<"cast", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Converts the element type (bool masks to 0/1 floats, ids)";
+  let arguments = (ins NN_AnyTensor:$input, TypeAttr:$to);
+  let results = (outs NN_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `to` $to attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+def NN_SoftmaxOp : NN_Op<"softmax", [Pure, SameOperandsAndResultType,
+                                     InferTypeOpInterface]> {
+  let summary = "Softmax along one axis";
+  let arguments = (ins NN_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def NN_LogSoftmaxOp : NN_Op<"log_softmax", [Pure, SameOperandsAndResultType,
+                                            InferTypeOpInterface]> {
+  let summary = "Log of the softmax along one axis, computed stably";
+  let arguments = (ins NN_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+class NN_ReduceOp<string mnemonic> : NN_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let description = [{
+    Reduces over `axes` (sorted, distinct); with `keep_dims` the reduced
+    dimensions stay with size 1.
+  }];
+  let arguments = (ins NN_FloatTensor:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input $axes attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def NN_ReduceSumOp : NN_ReduceOp<"reduce_sum"> { let summary = "Sum"; }
+def NN_ReduceMeanOp : NN_ReduceOp<"reduce_mean"> {
+  let summary = "Arithmetic mean";
+}
+def NN_ReduceMaxOp : NN_ReduceOp<"reduce_max"> { let summary = "Maximum"; }
+
+//===----------------------------------------------------------------------===//
+// Embeddings, positions, masks, dropout
+//===----------------------------------------------------------------------===//
+
+def NN_EmbeddingOp : NN_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gathers rows of a table: [v, d] and ids [...] -> [..., d]";
+  let arguments = (ins NN_FloatTensor:$table, NN_IndexTensor:$indices);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_SinusoidalEncodingOp : NN_Op<"sinusoidal_encoding", [Pure]> {
+  let summary = "The [seq, d] sinusoidal position table of Vaswani et al.";
+  let description = [{
+    `pe[p, 2i] = sin(p / 10000^(2i/d))`, `pe[p, 2i+1] = cos(p / 10000^(2i/d))`.
+    The shape is the op's type; `d` must be even.
+  }];
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_TriangularMaskOp : NN_Op<"triangular_mask", [Pure]> {
+  let summary = "A bool [rows, cols] mask, true where col - row >= diagonal";
+  let description = [{
+    With `diagonal = 1` this marks the future positions that causal
+    attention hides.
+  }];
+  let arguments = (ins I64Attr:$diagonal);
+  let results = (outs NN_BoolTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_DropoutOp : NN_Op<"dropout", [Pure, SameOperandsAndResultType,
+                                     InferTypeOpInterface]> {
+  let summary = "Zeroes elements with probability `rate` in training";
+  let description = [{
+    Scales kept elements by `1 / (1 - rate)` when training; the identity in
+    inference. `rate` is in [0, 1).
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$rate);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
+  let summary = "softmax(scale * q kᵀ + mask) v over [batch, heads, seq, dim]";
+  let description = [{
+    `q: [b, h, sq, dk]`, `k: [b, h, sk, dk]`, `v: [b, h, sk, dv]` give
+    `[b, h, sq, dv]`. `causal` hides key positions after the query's. The
+    optional mask broadcasts to `[b, h, sq, sk]`: an `i1` mask is true where a
+    key is hidden; a float mask is added to the scaled scores.
+  }];
+  let arguments = (ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                       NN_FloatTensor:$value, Optional<NN_AnyTensor>:$mask,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Layer normalisation, optionally of a residual sum";
+  let description = [{
+    Normalises over the dimensions from `axis` to the last:
+    `(x - mean) / sqrt(var + epsilon) * gamma + beta` with the biased
+    variance, as `torch.nn.LayerNorm`. With `residual`, `x` is
+    `input + residual` (the post-LN sublayer connection).
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$gamma,
+                       NN_FloatTensor:$beta, Optional<NN_FloatTensor>:$residual,
+                       I64Attr:$axis, F64Attr:$epsilon);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`+` $residual^)? `,` $gamma `,` $beta attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def NN_FusedMatmulOp : NN_Op<"fused_matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "activation(lhs x rhs(ᵀ) + bias) in one kernel";
+  let description = [{
+    A matmul with its epilogue: `rhs` is transposed when `transpose_rhs` is
+    set (a Linear weight `[out, in]`), the optional `bias` broadcasts to the
+    product, then `activation` applies.
+  }];
+  let arguments = (ins NN_FloatTensor:$lhs, NN_FloatTensor:$rhs,
+                       Optional<NN_FloatTensor>:$bias, UnitAttr:$transpose_rhs,
+                       DefaultValuedAttr<NN_Activation,
+                           "::transfuse::nn::Activation::none">:$activation);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`bias` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def NN_CrossEntropyOp : NN_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Mean cross entropy of logits against class ids";
+  let description = [{
+    `logits: [..., c]`, `labels: [...]` give a scalar: the mean over labels
+    that are not `ignore_index` of `-log_softmax(logits)[label]`, with
+    `label_smoothing` as `torch.nn.CrossEntropyLoss`.
+  }];
+  let arguments = (ins NN_FloatTensor:$logits, NN_IndexTensor:$labels,
+                       I64Attr:$ignore_index, F64Attr:$label_smoothing);
+  let results = (outs NN_ScalarFloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_NllLossOp : NN_Op<"nll_loss", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Mean negative log-likelihood of log-probabilities";
+  let description = [{
+    `log_probs: [..., c]`, `labels: [...]` give the mean over labels that are
+    not `ignore_index` of `-log_probs[label]`, as `torch.nn.NLLLoss`.
+  }];
+  let arguments = (ins NN_FloatTensor:$log_probs, NN_IndexTensor:$labels,
+                       I64Attr:$ignore_index);
+  let results = (outs NN_ScalarFloatTensor:$result);
+  let assemblyFormat = [{
+    $log_probs `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+#endif // TRANSFUSE_NN_OPS

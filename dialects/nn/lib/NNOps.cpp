@@ -1,0 +1,385 @@
+//===- NNOps.cpp - Verifiers and type inference of nn ops -----------------===//
+//
+// Result types come from the shape rules in ShapeRules.cpp; a rule's failure
+// is the op's verifier error (InferTypeOpInterface checks declared result
+// types against the inferred ones).
+//===----------------------------------------------------------------------===//
+#include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Dialect/NN/ShapeRules.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace transfuse::nn;
+
+namespace {
+/// Gathers the operand types an inference rule reads; fails (with no
+/// diagnostic: ODS has reported it) when an operand is not a ranked tensor.
+struct Operands {
+  SmallVector<RankedTensorType, 4> types;
+  bool valid = true;
+
+  explicit Operands(ValueRange values) {
+    for (Value value : values) {
+      auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+      valid &= static_cast<bool>(type);
+      types.push_back(type);
+    }
+  }
+  ArrayRef<int64_t> shape(unsigned i) const { return types[i].getShape(); }
+  Type element(unsigned i) const { return types[i].getElementType(); }
+};
+} // namespace
+
+/// Turns a shape rule's answer into the inferred result type.
+static LogicalResult setResult(std::optional<Location> loc,
+                               FailureOr<Shape> shape, const std::string &why,
+                               Type element, SmallVectorImpl<Type> &results) {
+  if (failed(shape))
+    return emitOptionalError(loc, why);
+  results.push_back(RankedTensorType::get(*shape, element));
+  return success();
+}
+
+static LogicalResult sameElementType(std::optional<Location> loc,
+                                     const Operands &operands) {
+  for (unsigned i = 1; i < operands.types.size(); ++i)
+    if (operands.types[i] && operands.element(i) != operands.element(0))
+      return emitOptionalError(loc, "operand element types differ: ",
+                               operands.element(0), " and ",
+                               operands.element(i));
+  return success();
+}
+
+static std::optional<ArrayRef<int64_t>> optionalShape(Value value) {
+  if (!value)
+    return std::nullopt;
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ParamLoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto parameter =
+      symbolTable.lookupNearestSymbolFrom<ParameterOp>(*this, getNameAttr());
+  if (!parameter)
+    return emitOpError("'") << getName() << "' is not an nn.parameter";
+  if (parameter.getType() != getType())
+    return emitOpError("type ")
+           << getType() << " differs from the parameter's "
+           << parameter.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  std::string why;
+  return setResult(loc, matmulShape(in.shape(0), in.shape(1), why), why,
+                   in.element(0), results);
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  std::string why;
+  return setResult(loc, transposeShape(in.shape(0), adaptor.getPerm(), why),
+                   why, in.element(0), results);
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  std::string why;
+  if (llvm::is_contained(adaptor.getShape(), -1))
+    return emitOptionalError(loc, "reshape target shape must be explicit");
+  return setResult(loc, reshapeShape(in.shape(0), adaptor.getShape(), why),
+                   why, in.element(0), results);
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  std::string why;
+  return setResult(loc,
+                   sliceShape(in.shape(0), adaptor.getOffsets(),
+                              adaptor.getSizes(), why),
+                   why, in.element(0), results);
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  if (in.types.empty())
+    return emitOptionalError(loc, "concat needs at least one operand");
+  SmallVector<Shape> shapes;
+  for (RankedTensorType type : in.types)
+    shapes.emplace_back(type.getShape());
+  std::string why;
+  return setResult(loc, concatShape(shapes, adaptor.getAxis(), why), why,
+                   in.element(0), results);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// The rule of every broadcasting binary op, `element` being its result's.
+static LogicalResult inferBroadcast(std::optional<Location> loc,
+                                    ValueRange operands,
+                                    std::optional<Type> element,
+                                    SmallVectorImpl<Type> &results) {
+  Operands in(operands);
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  std::string why;
+  return setResult(loc, broadcastShape(in.shape(0), in.shape(1), why), why,
+                   element.value_or(in.element(0)), results);
+}
+
+#define NN_BINARY_INFERENCE(OP)                                                \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    return inferBroadcast(loc, adaptor.getOperands(), std::nullopt, results);  \
+  }
+NN_BINARY_INFERENCE(AddOp)
+NN_BINARY_INFERENCE(SubOp)
+NN_BINARY_INFERENCE(MulOp)
+NN_BINARY_INFERENCE(DivOp)
+#undef NN_BINARY_INFERENCE
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  return inferBroadcast(loc, adaptor.getOperands(),
+                        IntegerType::get(context, 1), results);
+}
+
+LogicalResult MaskedFillOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  if (!broadcastsTo(in.shape(1), in.shape(0)))
+    return emitOptionalError(loc, "mask ", formatShape(in.shape(1)),
+                             " does not broadcast to the input ",
+                             formatShape(in.shape(0)));
+  results.push_back(in.types[0]);
+  return success();
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  Type to = adaptor.getTo();
+  if (!to.isIntOrFloat())
+    return emitOptionalError(loc, "cast target ", to,
+                             " is not an integer or float type");
+  results.push_back(in.types[0].clone(to));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+/// Softmax-like ops normalise along an axis of their operand.
+template <typename OpTy>
+static LogicalResult verifyAxis(OpTy op) {
+  std::string why;
+  if (failed(checkAxis(op.getType().getShape(), op.getAxis(), why)))
+    return op.emitOpError(why);
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() { return verifyAxis(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifyAxis(*this); }
+
+#define NN_REDUCE_INFERENCE(OP)                                                \
+  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
+                                     std::optional<Location> loc,              \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &results) {         \
+    Operands in(adaptor.getOperands());                                        \
+    if (!in.valid)                                                             \
+      return failure();                                                        \
+    std::string why;                                                           \
+    return setResult(loc,                                                      \
+                     reduceShape(in.shape(0), adaptor.getAxes(),               \
+                                 adaptor.getKeepDims(), why),                  \
+                     why, in.element(0), results);                             \
+  }
+NN_REDUCE_INFERENCE(ReduceSumOp)
+NN_REDUCE_INFERENCE(ReduceMeanOp)
+NN_REDUCE_INFERENCE(ReduceMaxOp)
+#undef NN_REDUCE_INFERENCE
+
+//===----------------------------------------------------------------------===//
+// Embeddings, positions, masks, dropout
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid)
+    return failure();
+  std::string why;
+  return setResult(loc, embeddingShape(in.shape(0), in.shape(1), why), why,
+                   in.element(0), results);
+}
+
+LogicalResult SinusoidalEncodingOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 2 || type.getDimSize(1) % 2 != 0)
+    return emitOpError("needs a [seq, d] result with even d, got ") << type;
+  return success();
+}
+
+LogicalResult TriangularMaskOp::verify() {
+  if (cast<RankedTensorType>(getType()).getRank() != 2)
+    return emitOpError("needs a [rows, cols] result, got ") << getType();
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return emitOpError("rate must be in [0, 1), got ") << rate;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Operands in(ValueRange{adaptor.getQuery(), adaptor.getKey(),
+                         adaptor.getValue()});
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  if (!(adaptor.getScale().convertToDouble() > 0.0))
+    return emitOptionalError(loc, "attention scale must be positive");
+  Value mask = adaptor.getMask();
+  if (mask) {
+    Type maskElement = cast<RankedTensorType>(mask.getType()).getElementType();
+    if (!maskElement.isInteger(1) && maskElement != in.element(0))
+      return emitOptionalError(loc, "mask must be i1 or ", in.element(0),
+                               ", got ", maskElement);
+  }
+  std::string why;
+  return setResult(loc,
+                   attentionShape(in.shape(0), in.shape(1), in.shape(2),
+                                  optionalShape(mask), why),
+                   why, in.element(0), results);
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  if (!(adaptor.getEpsilon().convertToDouble() > 0.0))
+    return emitOptionalError(loc, "layer norm epsilon must be positive");
+  std::string why;
+  return setResult(loc,
+                   layerNormShape(in.shape(0), in.shape(1), in.shape(2),
+                                  optionalShape(adaptor.getResidual()),
+                                  adaptor.getAxis(), why),
+                   why, in.element(0), results);
+}
+
+LogicalResult FusedMatmulOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &results) {
+  Operands in(adaptor.getOperands());
+  if (!in.valid || failed(sameElementType(loc, in)))
+    return failure();
+  std::string why;
+  return setResult(loc,
+                   fusedMatmulShape(in.shape(0), in.shape(1),
+                                    optionalShape(adaptor.getBias()),
+                                    adaptor.getTransposeRhs(), why),
+                   why, in.element(0), results);
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferLoss(std::optional<Location> loc, ValueRange operands,
+                               SmallVectorImpl<Type> &results) {
+  Operands in(operands);
+  if (!in.valid)
+    return failure();
+  std::string why;
+  if (failed(checkClassification(in.shape(0), in.shape(1), why)))
+    return emitOptionalError(loc, why);
+  results.push_back(RankedTensorType::get({}, in.element(0)));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &results) {
+  double smoothing = adaptor.getLabelSmoothing().convertToDouble();
+  if (!(smoothing >= 0.0 && smoothing <= 1.0))
+    return emitOptionalError(loc, "label smoothing must be in [0, 1], got ",
+                             smoothing);
+  return inferLoss(loc, adaptor.getOperands(), results);
+}
+
+LogicalResult NllLossOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &results) {
+  return inferLoss(loc, adaptor.getOperands(), results);
+}
+
+#define GET_OP_CLASSES
+#include "transfuse/Dialect/NN/NNOps.cpp.inc"
