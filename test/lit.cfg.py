@@ -20,3 +20,5 @@ config.substitutions.append(
     ("%models", os.path.join(config.transfuse_src_root, "models")))
 config.substitutions.append(
     ("%pytest_dir", os.path.join(config.transfuse_src_root, "test", "python")))
+config.substitutions.append(("%src_root", config.transfuse_src_root))
+config.substitutions.append(("%obj_root", config.transfuse_obj_root))
