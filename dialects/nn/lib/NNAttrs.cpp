@@ -79,6 +79,12 @@ void InitAttr::print(AsmPrinter &printer) const {
 LogicalResult InitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                InitKind kind, APFloat low, APFloat high) {
   double a = low.convertToDouble(), b = high.convertToDouble();
+  // Unused numbers must be zero: they are not printed, so anything else
+  // would not survive a round trip through text.
+  unsigned arity = initArity(kind);
+  if ((arity < 1 && a != 0.0) || (arity < 2 && b != 0.0))
+    return emitError() << stringifyInitKind(kind)
+                       << " init takes " << arity << " numbers";
   if (kind == InitKind::uniform && !(a <= b))
     return emitError() << "uniform init needs low <= high, got (" << a << ", "
                        << b << ")";

@@ -16,6 +16,11 @@ def NN_Activation : I32EnumAttr<"Activation",
       I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"relu", 1>,
       I32EnumAttrCase<"gelu", 2>, I32EnumAttrCase<"gelu_tanh", 3>]> {
   let cppNamespace = "::transfuse::nn";
+  let genSpecializedAttr = 0;
+}
+// Printed as `#nn.activation<relu>` in attribute dictionaries.
+def NN_ActivationAttr : EnumAttr<NN_Dialect, NN_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def NN_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [

@@ -345,7 +345,7 @@ def NN_FusedMatmulOp : NN_Op<"fused_matmul", [Pure, InferTypeOpAdaptor]> {
   }];
   let arguments = (ins NN_FloatTensor:$lhs, NN_FloatTensor:$rhs,
                        Optional<NN_FloatTensor>:$bias, UnitAttr:$transpose_rhs,
-                       DefaultValuedAttr<NN_Activation,
+                       DefaultValuedAttr<NN_ActivationAttr,
                            "::transfuse::nn::Activation::none">:$activation);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{

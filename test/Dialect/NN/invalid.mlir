@@ -1,0 +1,1031 @@
+// RUN: transfuse-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the nn dialect: the shape rules, the op
+// verifiers, the #nn.init attribute and the ODS type constraints. A failed
+// result-type inference reports the rule's reason and then MLIR's
+// "failed to infer returned types", so those cases expect both.
+
+//===----------------------------------------------------------------------===//
+// #nn.init
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{unknown init kind 'xavier'}}
+nn.parameter @w : tensor<4xf32> init #nn.init<xavier>
+
+// -----
+
+// expected-error @+1 {{uniform init needs low <= high, got (1.000000e+00, -1.000000e+00)}}
+nn.parameter @w : tensor<4xf32> init #nn.init<uniform(1.0, -1.0)>
+
+// -----
+
+// expected-error @+1 {{normal init needs std >= 0, got -1.000000e-02}}
+nn.parameter @w : tensor<4xf32> init #nn.init<normal(0.0, -0.01)>
+
+// -----
+
+// expected-error @+1 {{normal init needs std >= 0, got nan}}
+nn.parameter @w : tensor<4xf32> init #nn.init<normal(0.0, 0x7FF8000000000000)>
+
+// -----
+
+// expected-error @+1 {{expected '('}}
+nn.parameter @w : tensor<4xf32> init #nn.init<constant>
+
+// -----
+
+// expected-error @+1 {{expected '>'}}
+nn.parameter @w : tensor<4xf32> init #nn.init<zeros(0.0)>
+
+// -----
+
+// expected-error @+1 {{expected ','}}
+nn.parameter @w : tensor<4xf32> init #nn.init<uniform(0.5)>
+
+// -----
+
+// expected-error @+2 {{unexpected decimal integer literal for a floating point value}}
+// expected-note @+1 {{add a trailing dot to make the literal a float}}
+nn.parameter @w : tensor<4xf32> init #nn.init<constant(1)>
+
+//===----------------------------------------------------------------------===//
+// nn.parameter and nn.param_load
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @parameter_in_function() {
+  // expected-error @+1 {{'nn.parameter' op expects parent op 'builtin.module'}}
+  nn.parameter @w : tensor<4xf32> init #nn.init<zeros>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'nn.parameter' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values}}
+nn.parameter @w : tensor<4xi32> init #nn.init<zeros>
+
+// -----
+
+// expected-error @+1 {{'nn.parameter' op attribute 'type' failed to satisfy constraint}}
+nn.parameter @w : tensor<?x4xf32> init #nn.init<zeros>
+
+// -----
+
+// expected-note @+1 {{see existing symbol definition here}}
+nn.parameter @w : tensor<4xf32> init #nn.init<zeros>
+// expected-error @+1 {{redefinition of symbol named 'w'}}
+nn.parameter @w : tensor<4xf32> init #nn.init<ones>
+
+// -----
+
+func.func @load_missing() -> tensor<4xf32> {
+  // expected-error @+1 {{'nn.param_load' op 'missing' is not an nn.parameter}}
+  %0 = nn.param_load @missing : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_function() -> tensor<4xf32> {
+  // expected-error @+1 {{'nn.param_load' op 'load_function' is not an nn.parameter}}
+  %0 = nn.param_load @load_function : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+nn.parameter @w : tensor<4x8xf32> init #nn.init<zeros>
+func.func @load_wrong_type() -> tensor<8x4xf32> {
+  // expected-error @+1 {{'nn.param_load' op type 'tensor<8x4xf32>' differs from the parameter's 'tensor<4x8xf32>'}}
+  %0 = nn.param_load @w : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+nn.parameter @w : tensor<4xf32> init #nn.init<zeros>
+func.func @load_integer() -> tensor<4xi32> {
+  // expected-error @+1 {{'nn.param_load' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi32>'}}
+  %0 = nn.param_load @w : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// nn.matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_rank(%a: tensor<4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{matmul operands must have rank 2 or more, got [4] and [4, 5]}}
+  // expected-error @+1 {{'nn.matmul' op failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<4xf32>, tensor<4x5xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<3x4xf32>, %b: tensor<5x6xf32>) {
+  // expected-error @+2 {{matmul contraction sizes differ: [3, 4] x [5, 6]}}
+  // expected-error @+1 {{'nn.matmul' op failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<3x4xf32>, tensor<5x6xf32>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x3x4xf32>, %b: tensor<3x4x5xf32>) {
+  // expected-error @+2 {{matmul batch dimensions of [2, 3, 4] and [3, 4, 5] do not broadcast}}
+  // expected-error @+1 {{'nn.matmul' op failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<2x3x4xf32>, tensor<3x4x5xf32>) -> tensor<2x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element(%a: tensor<3x4xf32>, %b: tensor<4x5xf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'f16'}}
+  // expected-error @+1 {{'nn.matmul' op failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<3x4xf32>, tensor<4x5xf16>) -> tensor<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{'nn.matmul' op inferred type(s) 'tensor<3x5xf32>' are incompatible with return type(s) of operation 'tensor<5x3xf32>'}}
+  // expected-error @+1 {{'nn.matmul' op failed to infer returned types}}
+  %0 = nn.matmul %a, %b : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_dynamic(%a: tensor<?x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{'nn.matmul' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<?x4xf32>'}}
+  %0 = nn.matmul %a, %b : (tensor<?x4xf32>, tensor<4x5xf32>) -> tensor<?x5xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @transpose_size(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{permutation of 2 entries for a tensor of rank 3}}
+  // expected-error @+1 {{'nn.transpose' op failed to infer returned types}}
+  %0 = nn.transpose %a [1, 0] : tensor<2x3x4xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_repeat(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{permutation [0, 1, 1] is not a permutation of 0..2}}
+  // expected-error @+1 {{'nn.transpose' op failed to infer returned types}}
+  %0 = nn.transpose %a [0, 1, 1] : tensor<2x3x4xf32> -> tensor<2x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_range(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{permutation [2, 0] is not a permutation of 0..1}}
+  // expected-error @+1 {{'nn.transpose' op failed to infer returned types}}
+  %0 = nn.transpose %a [2, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_negative(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{permutation [-1, 0] is not a permutation of 0..1}}
+  // expected-error @+1 {{'nn.transpose' op failed to infer returned types}}
+  %0 = nn.transpose %a [-1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'nn.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'nn.transpose' op failed to infer returned types}}
+  %0 = nn.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_unranked(%a: tensor<*xf32>) {
+  // expected-error @+1 {{'nn.transpose' op operand #0 must be statically shaped tensor of any type values, but got 'tensor<*xf32>'}}
+  %0 = "nn.transpose"(%a) <{perm = array<i64: 1, 0>}> : (tensor<*xf32>) -> tensor<2x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_inferred(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{reshape target shape must be explicit}}
+  // expected-error @+1 {{'nn.reshape' op failed to infer returned types}}
+  %0 = nn.reshape %a [-1] : tensor<2x3xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)}}
+  // expected-error @+1 {{'nn.reshape' op failed to infer returned types}}
+  %0 = nn.reshape %a [4, 2] : tensor<2x3xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_zero(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{reshape target [0, 6] has a size that is neither positive nor one -1}}
+  // expected-error @+1 {{'nn.reshape' op failed to infer returned types}}
+  %0 = nn.reshape %a [0, 6] : tensor<2x3xf32> -> tensor<0x6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_negative(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{reshape target [-2, -3] has a size that is neither positive nor one -1}}
+  // expected-error @+1 {{'nn.reshape' op failed to infer returned types}}
+  %0 = nn.reshape %a [-2, -3] : tensor<2x3xf32> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_result(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'nn.reshape' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<6xf32>'}}
+  // expected-error @+1 {{'nn.reshape' op failed to infer returned types}}
+  %0 = nn.reshape %a [3, 2] : tensor<2x3xf32> -> tensor<6xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @slice_rank(%a: tensor<4x6xf32>) {
+  // expected-error @+2 {{slice of a rank-2 tensor needs that many offsets and sizes}}
+  // expected-error @+1 {{'nn.slice' op failed to infer returned types}}
+  %0 = nn.slice %a [0] [2, 2] : tensor<4x6xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_bounds(%a: tensor<4x6xf32>) {
+  // expected-error @+2 {{slice offsets [1, 3] sizes [3, 4] leave the bounds of [4, 6]}}
+  // expected-error @+1 {{'nn.slice' op failed to infer returned types}}
+  %0 = nn.slice %a [1, 3] [3, 4] : tensor<4x6xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_negative_offset(%a: tensor<4x6xf32>) {
+  // expected-error @+2 {{slice offsets [-1, 0] sizes [2, 2] leave the bounds of [4, 6]}}
+  // expected-error @+1 {{'nn.slice' op failed to infer returned types}}
+  %0 = nn.slice %a [-1, 0] [2, 2] : tensor<4x6xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_empty(%a: tensor<4x6xf32>) {
+  // expected-error @+2 {{slice offsets [0, 0] sizes [0, 2] leave the bounds of [4, 6]}}
+  // expected-error @+1 {{'nn.slice' op failed to infer returned types}}
+  %0 = nn.slice %a [0, 0] [0, 2] : tensor<4x6xf32> -> tensor<0x2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.concat
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @concat_none() {
+  // expected-error @+2 {{concat needs at least one operand}}
+  // expected-error @+1 {{'nn.concat' op failed to infer returned types}}
+  %0 = nn.concat {axis = 0 : i64} : () -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{axis 2 is out of range for shape [2, 3]}}
+  // expected-error @+1 {{'nn.concat' op failed to infer returned types}}
+  %0 = nn.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_sizes(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+2 {{concat along axis 1 of [2, 3] and [4, 5]}}
+  // expected-error @+1 {{'nn.concat' op failed to infer returned types}}
+  %0 = nn.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error @+2 {{concat along axis 0 of [2, 3] and [2, 3, 1]}}
+  // expected-error @+1 {{'nn.concat' op failed to infer returned types}}
+  %0 = nn.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'i32'}}
+  // expected-error @+1 {{'nn.concat' op failed to infer returned types}}
+  %0 = nn.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<4x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary ops
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @add_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{shapes [2, 3] and [4] do not broadcast}}
+  // expected-error @+1 {{'nn.add' op failed to infer returned types}}
+  %0 = nn.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @sub_element(%a: tensor<2x3xf32>, %b: tensor<2x3xbf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'bf16'}}
+  // expected-error @+1 {{'nn.sub' op failed to infer returned types}}
+  %0 = nn.sub %a, %b : (tensor<2x3xf32>, tensor<2x3xbf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @mul_result(%a: tensor<2x3xf32>, %b: tensor<f32>) {
+  // expected-error @+2 {{'nn.mul' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<f32>'}}
+  // expected-error @+1 {{'nn.mul' op failed to infer returned types}}
+  %0 = nn.mul %a, %b : (tensor<2x3xf32>, tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @div_broadcast(%a: tensor<4x2x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error @+2 {{shapes [3, 3] and [4, 2, 3] do not broadcast}}
+  // expected-error @+1 {{'nn.div' op failed to infer returned types}}
+  %0 = nn.div %b, %a : (tensor<3x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @add_integer(%a: tensor<2x3xi32>) {
+  // expected-error @+1 {{'nn.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<2x3xi32>'}}
+  %0 = nn.add %a, %a : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @add_dynamic(%a: tensor<?x3xf32>) {
+  // expected-error @+1 {{'nn.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<?x3xf32>'}}
+  %0 = nn.add %a, %a : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @add_vector(%a: vector<4xf32>) {
+  // expected-error @+1 {{'nn.add' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'vector<4xf32>'}}
+  %0 = nn.add %a, %a : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary ops
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @exp_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.exp' op requires the same type for all operands and results}}
+  %0 = "nn.exp"(%a) : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @relu_integer(%a: tensor<4xi64>) {
+  // expected-error @+1 {{'nn.relu' op operand #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<4xi64>'}}
+  %0 = nn.relu %a : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @gelu_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.gelu' op requires the same type for all operands and results}}
+  %0 = "nn.gelu"(%a) {approximate_tanh} : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.compare, nn.masked_fill, nn.cast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @compare_element(%ids: tensor<4xi64>, %a: tensor<4xf32>) {
+  // expected-error @+2 {{operand element types differ: 'i64' and 'f32'}}
+  // expected-error @+1 {{'nn.compare' op failed to infer returned types}}
+  %0 = nn.compare eq, %ids, %a : (tensor<4xi64>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_integer_widths(%a: tensor<4xi64>, %b: tensor<4xi32>) {
+  // expected-error @+2 {{operand element types differ: 'i64' and 'i32'}}
+  // expected-error @+1 {{'nn.compare' op failed to infer returned types}}
+  %0 = nn.compare ne, %a, %b : (tensor<4xi64>, tensor<4xi32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) {
+  // expected-error @+2 {{shapes [2, 3] and [2] do not broadcast}}
+  // expected-error @+1 {{'nn.compare' op failed to infer returned types}}
+  %0 = nn.compare lt, %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+func.func @compare_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.compare' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = nn.compare gt, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @compare_predicate(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'predicate' [eq, ne, lt, le, gt, ge]}}
+  %0 = nn.compare eqq, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @masked_fill_broadcast(%a: tensor<4x4xf32>, %m: tensor<2x4x4xi1>) {
+  // expected-error @+2 {{mask [2, 4, 4] does not broadcast to the input [4, 4]}}
+  // expected-error @+1 {{'nn.masked_fill' op failed to infer returned types}}
+  %0 = nn.masked_fill %a, %m, 0.0 : (tensor<4x4xf32>, tensor<2x4x4xi1>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @masked_fill_mask_type(%a: tensor<4x4xf32>, %m: tensor<4x4xf32>) {
+  // expected-error @+1 {{'nn.masked_fill' op operand #1 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x4xf32>'}}
+  %0 = nn.masked_fill %a, %m, 0.0 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_index(%a: tensor<4xi64>) {
+  // expected-error @+2 {{cast target 'index' is not an integer or float type}}
+  // expected-error @+1 {{'nn.cast' op failed to infer returned types}}
+  %0 = nn.cast %a to index : tensor<4xi64> -> tensor<4xindex>
+  return
+}
+
+// -----
+
+func.func @cast_tensor(%a: tensor<4xi64>) {
+  // expected-error @+2 {{cast target 'tensor<2xf32>' is not an integer or float type}}
+  // expected-error @+1 {{'nn.cast' op failed to infer returned types}}
+  %0 = nn.cast %a to tensor<2xf32> : tensor<4xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_result(%a: tensor<4xi1>) {
+  // expected-error @+2 {{'nn.cast' op inferred type(s) 'tensor<4xf32>' are incompatible with return type(s) of operation 'tensor<4xf16>'}}
+  // expected-error @+1 {{'nn.cast' op failed to infer returned types}}
+  %0 = nn.cast %a to f32 : tensor<4xi1> -> tensor<4xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @softmax_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.softmax' op axis 2 is out of range for shape [2, 3]}}
+  %0 = nn.softmax %a {axis = 2 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @log_softmax_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.log_softmax' op axis -1 is out of range for shape [2, 3]}}
+  %0 = nn.log_softmax %a {axis = -1 : i64} : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_scalar(%a: tensor<f32>) {
+  // expected-error @+1 {{'nn.softmax' op axis 0 is out of range for shape []}}
+  %0 = nn.softmax %a {axis = 0 : i64} : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @softmax_no_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nn.softmax' op requires attribute 'axis'}}
+  %0 = "nn.softmax"(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_no_axes(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{reduction over no axes}}
+  // expected-error @+1 {{'nn.reduce_sum' op failed to infer returned types}}
+  %0 = nn.reduce_sum %a [] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{axis 2 is out of range for shape [2, 3]}}
+  // expected-error @+1 {{'nn.reduce_mean' op failed to infer returned types}}
+  %0 = nn.reduce_mean %a [2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_unsorted(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{reduction axes [2, 0] are not sorted and distinct}}
+  // expected-error @+1 {{'nn.reduce_max' op failed to infer returned types}}
+  %0 = nn.reduce_max %a [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_repeated(%a: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{reduction axes [1, 1] are not sorted and distinct}}
+  // expected-error @+1 {{'nn.reduce_sum' op failed to infer returned types}}
+  %0 = nn.reduce_sum %a [1, 1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_keep_dims(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'nn.reduce_sum' op inferred type(s) 'tensor<2x1xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'nn.reduce_sum' op failed to infer returned types}}
+  %0 = nn.reduce_sum %a [1] {keep_dims} : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings, positions, masks, dropout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @embedding_table(%t: tensor<10x4x2xf32>, %ids: tensor<3xi64>) {
+  // expected-error @+2 {{embedding table must be [vocab, dim], got [10, 4, 2]}}
+  // expected-error @+1 {{'nn.embedding' op failed to infer returned types}}
+  %0 = nn.embedding %t[%ids] : (tensor<10x4x2xf32>, tensor<3xi64>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_ids(%t: tensor<10x4xf32>, %ids: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.embedding' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = nn.embedding %t[%ids] : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @sinusoidal_odd() {
+  // expected-error @+1 {{'nn.sinusoidal_encoding' op needs a [seq, d] result with even d, got 'tensor<10x5xf32>'}}
+  %0 = nn.sinusoidal_encoding : tensor<10x5xf32>
+  return
+}
+
+// -----
+
+func.func @sinusoidal_rank() {
+  // expected-error @+1 {{'nn.sinusoidal_encoding' op needs a [seq, d] result with even d, got 'tensor<1x10x4xf32>'}}
+  %0 = nn.sinusoidal_encoding : tensor<1x10x4xf32>
+  return
+}
+
+// -----
+
+func.func @sinusoidal_type() {
+  // expected-error @+1 {{'nn.sinusoidal_encoding' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<10x4xi32>'}}
+  %0 = nn.sinusoidal_encoding : tensor<10x4xi32>
+  return
+}
+
+// -----
+
+func.func @triangular_rank() {
+  // expected-error @+1 {{'nn.triangular_mask' op needs a [rows, cols] result, got 'tensor<1x4x4xi1>'}}
+  %0 = nn.triangular_mask {diagonal = 1 : i64} : tensor<1x4x4xi1>
+  return
+}
+
+// -----
+
+func.func @triangular_vector() {
+  // expected-error @+1 {{'nn.triangular_mask' op needs a [rows, cols] result, got 'tensor<4xi1>'}}
+  %0 = nn.triangular_mask {diagonal = 0 : i64} : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @triangular_type() {
+  // expected-error @+1 {{'nn.triangular_mask' op result #0 must be statically shaped tensor of 1-bit signless integer values, but got 'tensor<4x4xf32>'}}
+  %0 = nn.triangular_mask {diagonal = 1 : i64} : tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_one(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.dropout' op rate must be in [0, 1), got 1.000000e+00}}
+  %0 = nn.dropout %a {rate = 1.0 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_negative(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.dropout' op rate must be in [0, 1), got -1.000000e-01}}
+  %0 = nn.dropout %a {rate = -0.1 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_nan(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.dropout' op rate must be in [0, 1), got nan}}
+  %0 = nn.dropout %a {rate = 0x7FF8000000000000 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_rate_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.dropout' op attribute 'rate' failed to satisfy constraint: 64-bit float attribute}}
+  %0 = nn.dropout %a {rate = 0.5 : f32} : tensor<4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.attention
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_scale_zero(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+2 {{attention scale must be positive}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q {scale = 0.0 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale_negative(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+2 {{attention scale must be positive}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q {scale = -0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_element(%q: tensor<1x2x3x4xf32>, %m: tensor<3x3xi32>) {
+  // expected-error @+2 {{mask must be i1 or 'f32', got 'i32'}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q mask %m {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xi32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_float(%q: tensor<1x2x3x4xf32>, %m: tensor<3x3xf16>) {
+  // expected-error @+2 {{mask must be i1 or 'f32', got 'f16'}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q mask %m {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xf16>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<1x2x3x4xf32>, %m: tensor<1x1x3x4xi1>) {
+  // expected-error @+2 {{mask [1, 1, 3, 4] does not broadcast to the scores [1, 2, 3, 3]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q mask %m {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x1x3x4xi1>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_rank(%q: tensor<1x2x3x4xf32>, %m: tensor<5x1x2x3x3xi1>) {
+  // expected-error @+2 {{mask [5, 1, 2, 3, 3] does not broadcast to the scores [1, 2, 3, 3]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q mask %m {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<5x1x2x3x3xi1>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_rank(%q: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{attention operands must be [batch, heads, seq, dim], got q [2, 3, 4], k [2, 3, 4], v [2, 3, 4]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q {scale = 0.5 : f64} : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<1x2x3x4xf32>, %k: tensor<1x4x3x4xf32>) {
+  // expected-error @+2 {{attention batch and heads differ: q [1, 2, 3, 4], k [1, 4, 3, 4], v [1, 4, 3, 4]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %k, %k {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x4x3x4xf32>, tensor<1x4x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<1x2x3x4xf32>, %v: tensor<2x2x3x4xf32>) {
+  // expected-error @+2 {{attention batch and heads differ: q [1, 2, 3, 4], k [1, 2, 3, 4], v [2, 2, 3, 4]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %v {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<2x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_width(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x5x8xf32>) {
+  // expected-error @+2 {{query and key widths differ: q [1, 2, 3, 4], k [1, 2, 5, 8]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %k, %k {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x8xf32>) -> tensor<1x2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_length(%q: tensor<1x2x3x4xf32>, %v: tensor<1x2x5x4xf32>) {
+  // expected-error @+2 {{key and value lengths differ: k [1, 2, 3, 4], v [1, 2, 5, 4]}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %v {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_element(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'f16'}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %k, %q {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf16>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_result(%q: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x8xf32>) {
+  // expected-error @+2 {{'nn.attention' op inferred type(s) 'tensor<1x2x3x8xf32>' are incompatible with return type(s) of operation 'tensor<1x2x3x4xf32>'}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %v {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x8xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.layer_norm
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{layer norm epsilon must be positive}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g, %g {axis = 1 : i64, epsilon = 0.0 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon_negative(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{layer norm epsilon must be positive}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g, %g {axis = 1 : i64, epsilon = -1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{axis 2 is out of range for shape [2, 8]}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g, %g {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>, %b: tensor<8xf32>) {
+  // expected-error @+2 {{layer norm of [2, 8] from axis 1 needs gamma and beta [8], got [4] and [8]}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_beta(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+2 {{layer norm of [2, 8] from axis 0 needs gamma and beta [2, 8], got [2, 8] and [8]}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g, %b {axis = 0 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_residual(%x: tensor<2x8xf32>, %r: tensor<8xf32>) {
+  // expected-error @+2 {{residual [8] differs from the input [2, 8]}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x + %r, %r, %r {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_element(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %r: tensor<2x8xf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'f16'}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x + %r, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x8xf16>) -> tensor<2x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// nn.fused_matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @fused_matmul_bias(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{bias [4] does not broadcast to the product [2, 8]}}
+  // expected-error @+1 {{'nn.fused_matmul' op failed to infer returned types}}
+  %0 = nn.fused_matmul %x, %w bias %b : (tensor<2x4xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_matmul_transposed(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) {
+  // expected-error @+2 {{matmul contraction sizes differ: [2, 4] x [8, 4]}}
+  // expected-error @+1 {{'nn.fused_matmul' op failed to infer returned types}}
+  %0 = nn.fused_matmul %x, %w {transpose_rhs} : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_matmul_rank(%x: tensor<4xf32>, %w: tensor<8x4xf32>) {
+  // expected-error @+2 {{matmul operands must have rank 2 or more, got [4] and [4, 8]}}
+  // expected-error @+1 {{'nn.fused_matmul' op failed to infer returned types}}
+  %0 = nn.fused_matmul %x, %w {transpose_rhs} : (tensor<4xf32>, tensor<8x4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_matmul_element(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>, %b: tensor<8xbf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32' and 'bf16'}}
+  // expected-error @+1 {{'nn.fused_matmul' op failed to infer returned types}}
+  %0 = nn.fused_matmul %x, %w bias %b : (tensor<2x4xf32>, tensor<4x8xf32>, tensor<8xbf16>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_matmul_activation(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) {
+  // expected-error @+2 {{expected ::transfuse::nn::Activation to be one of: none, relu, gelu, gelu_tanh}}
+  // expected-error @+1 {{failed to parse NN_ActivationAttr parameter 'value'}}
+  %0 = nn.fused_matmul %x, %w {activation = #nn.activation<sigmoid>} : (tensor<2x4xf32>, tensor<4x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cross_entropy_smoothing(%l: tensor<3x10xf32>, %y: tensor<3xi64>) {
+  // expected-error @+2 {{label smoothing must be in [0, 1], got 1.500000e+00}}
+  // expected-error @+1 {{'nn.cross_entropy' op failed to infer returned types}}
+  %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = 1.5 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_smoothing_negative(%l: tensor<3x10xf32>, %y: tensor<3xi64>) {
+  // expected-error @+2 {{label smoothing must be in [0, 1], got -1.000000e-01}}
+  // expected-error @+1 {{'nn.cross_entropy' op failed to infer returned types}}
+  %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = -0.1 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_labels(%l: tensor<3x10xf32>, %y: tensor<4xi64>) {
+  // expected-error @+2 {{logits [3, 10] need labels [3], got [4]}}
+  // expected-error @+1 {{'nn.cross_entropy' op failed to infer returned types}}
+  %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<3x10xf32>, tensor<4xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_scalar_logits(%l: tensor<f32>, %y: tensor<i64>) {
+  // expected-error @+2 {{logits need a class dimension, got []}}
+  // expected-error @+1 {{'nn.cross_entropy' op failed to infer returned types}}
+  %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_result(%l: tensor<3x10xf32>, %y: tensor<3xi64>) {
+  // expected-error @+1 {{'nn.cross_entropy' op result #0 must be 0D tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<3xf32>'}}
+  %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @nll_loss_labels(%l: tensor<2x5x10xf32>, %y: tensor<5x2xi32>) {
+  // expected-error @+2 {{logits [2, 5, 10] need labels [2, 5], got [5, 2]}}
+  // expected-error @+1 {{'nn.nll_loss' op failed to infer returned types}}
+  %0 = nn.nll_loss %l, %y {ignore_index = -100 : i64} : (tensor<2x5x10xf32>, tensor<5x2xi32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @nll_loss_label_type(%l: tensor<3x10xf32>, %y: tensor<3xi1>) {
+  // expected-error @+1 {{'nn.nll_loss' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xi1>'}}
+  %0 = nn.nll_loss %l, %y {ignore_index = -100 : i64} : (tensor<3x10xf32>, tensor<3xi1>) -> tensor<f32>
+  return
+}

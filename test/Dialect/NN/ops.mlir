@@ -1,0 +1,358 @@
+// RUN: transfuse-opt %s | transfuse-opt | FileCheck %s
+// RUN: transfuse-opt %s --mlir-print-op-generic | transfuse-opt | FileCheck %s
+
+// Round trip of every op and attribute of the nn dialect, through both the
+// custom and the generic form.
+
+//===----------------------------------------------------------------------===//
+// Parameters and #nn.init
+//===----------------------------------------------------------------------===//
+
+// A state_dict key is a bare identifier when it can be.
+// CHECK: nn.parameter @encoder.layers.0.self_attn.w_q.weight : tensor<8x16xf32> init <uniform(-4.419420e-02, 4.419420e-02)>
+nn.parameter @"encoder.layers.0.self_attn.w_q.weight" : tensor<8x16xf32> init #nn.init<uniform(-0.0441942, 0.0441942)>
+// CHECK: nn.parameter @"0.weight" : tensor<16x16xf32> init <normal(0.000000e+00, 2.000000e-02)>
+nn.parameter @"0.weight" : tensor<16x16xf32> init #nn.init<normal(0.0, 0.02)>
+// CHECK: nn.parameter @bias : tensor<16xf32> init <zeros>
+nn.parameter @bias : tensor<16xf32> init #nn.init<zeros>
+// CHECK: nn.parameter @gamma : tensor<16xf32> init <ones>
+nn.parameter @gamma : tensor<16xf32> init #nn.init<ones>
+// CHECK: nn.parameter @half : tensor<4xf16> init <constant(-2.500000e-01)>
+nn.parameter @half : tensor<4xf16> init #nn.init<constant(-0.25)>
+// CHECK: nn.parameter @emb : tensor<10x4xbf16> init <normal(0.000000e+00, 1.000000e+00)>
+nn.parameter @emb : tensor<10x4xbf16> init #nn.init<normal(0.0, 1.0)>
+// CHECK: nn.parameter @wide : tensor<2xf64> init <uniform(1.000000e+00, 1.000000e+00)>
+nn.parameter @wide : tensor<2xf64> init #nn.init<uniform(1.0, 1.0)>
+// CHECK: nn.parameter @point : tensor<f32> init <normal(5.000000e-01, 0.000000e+00)>
+nn.parameter @point : tensor<f32> init #nn.init<normal(0.5, 0.0)>
+// Bounds that need every digit print with every digit.
+// CHECK: nn.parameter @exact : tensor<512xf32> init <uniform(-0.044194173824159216, 0.044194173824159216)>
+nn.parameter @exact : tensor<512xf32> init #nn.init<uniform(-0.044194173824159216, 0.044194173824159216)>
+// A discardable attribute after the init.
+// CHECK: nn.parameter @tagged : tensor<3xf32> init <zeros> {nn.tag = "frozen"}
+nn.parameter @tagged : tensor<3xf32> init #nn.init<zeros> {nn.tag = "frozen"}
+
+// CHECK-LABEL: func.func @param_load
+func.func @param_load() -> (tensor<8x16xf32>, tensor<16x16xf32>, tensor<4xf16>, tensor<f32>) {
+  // CHECK: nn.param_load @encoder.layers.0.self_attn.w_q.weight : tensor<8x16xf32>
+  %w = nn.param_load @"encoder.layers.0.self_attn.w_q.weight" : tensor<8x16xf32>
+  // CHECK: nn.param_load @"0.weight" : tensor<16x16xf32>
+  %q = nn.param_load @"0.weight" : tensor<16x16xf32>
+  // CHECK: nn.param_load @half : tensor<4xf16>
+  %h = nn.param_load @half : tensor<4xf16>
+  // CHECK: nn.param_load @point : tensor<f32>
+  %p = nn.param_load @point : tensor<f32>
+  return %w, %q, %h, %p : tensor<8x16xf32>, tensor<16x16xf32>, tensor<4xf16>, tensor<f32>
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>,
+                  %c: tensor<2x1x3x4xf32>, %d: tensor<6x4x5xf32>,
+                  %e: tensor<7x3x4xf16>, %f: tensor<4x5xf16>) {
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  %0 = nn.matmul %a, %b : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  // Batch dimensions broadcast: [2, 1] with [6] gives [2, 6].
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<2x1x3x4xf32>, tensor<6x4x5xf32>) -> tensor<2x6x3x5xf32>
+  %1 = nn.matmul %c, %d : (tensor<2x1x3x4xf32>, tensor<6x4x5xf32>) -> tensor<2x6x3x5xf32>
+  // A rank-2 operand against a batched one.
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<7x3x4xf16>, tensor<4x5xf16>) -> tensor<7x3x5xf16>
+  %2 = nn.matmul %e, %f : (tensor<7x3x4xf16>, tensor<4x5xf16>) -> tensor<7x3x5xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @transpose
+func.func @transpose(%a: tensor<2x3x4x5xf32>, %b: tensor<3x4xi64>,
+                     %c: tensor<f32>) {
+  // CHECK: nn.transpose %{{.*}} [0, 2, 1, 3] : tensor<2x3x4x5xf32> -> tensor<2x4x3x5xf32>
+  %0 = nn.transpose %a [0, 2, 1, 3] : tensor<2x3x4x5xf32> -> tensor<2x4x3x5xf32>
+  // CHECK: nn.transpose %{{.*}} [3, 0, 1, 2] : tensor<2x3x4x5xf32> -> tensor<5x2x3x4xf32>
+  %1 = nn.transpose %a [3, 0, 1, 2] : tensor<2x3x4x5xf32> -> tensor<5x2x3x4xf32>
+  // Any element type.
+  // CHECK: nn.transpose %{{.*}} [1, 0] : tensor<3x4xi64> -> tensor<4x3xi64>
+  %2 = nn.transpose %b [1, 0] : tensor<3x4xi64> -> tensor<4x3xi64>
+  // CHECK: nn.transpose %{{.*}} [] : tensor<f32> -> tensor<f32>
+  %3 = nn.transpose %c [] : tensor<f32> -> tensor<f32>
+  return
+}
+
+// CHECK-LABEL: func.func @reshape
+func.func @reshape(%a: tensor<2x3x4xf32>, %b: tensor<1xi1>, %c: tensor<f32>) {
+  // CHECK: nn.reshape %{{.*}} [6, 4] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %0 = nn.reshape %a [6, 4] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  // CHECK: nn.reshape %{{.*}} [2, 3, 2, 2] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
+  %1 = nn.reshape %a [2, 3, 2, 2] : tensor<2x3x4xf32> -> tensor<2x3x2x2xf32>
+  // CHECK: nn.reshape %{{.*}} [] : tensor<1xi1> -> tensor<i1>
+  %2 = nn.reshape %b [] : tensor<1xi1> -> tensor<i1>
+  // CHECK: nn.reshape %{{.*}} [1, 1] : tensor<f32> -> tensor<1x1xf32>
+  %3 = nn.reshape %c [1, 1] : tensor<f32> -> tensor<1x1xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @slice
+func.func @slice(%a: tensor<4x6xf32>, %b: tensor<1x8xi32>) {
+  // CHECK: nn.slice %{{.*}} [1, 2] [3, 4] : tensor<4x6xf32> -> tensor<3x4xf32>
+  %0 = nn.slice %a [1, 2] [3, 4] : tensor<4x6xf32> -> tensor<3x4xf32>
+  // CHECK: nn.slice %{{.*}} [0, 0] [4, 6] : tensor<4x6xf32> -> tensor<4x6xf32>
+  %1 = nn.slice %a [0, 0] [4, 6] : tensor<4x6xf32> -> tensor<4x6xf32>
+  // CHECK: nn.slice %{{.*}} [0, 7] [1, 1] : tensor<1x8xi32> -> tensor<1x1xi32>
+  %2 = nn.slice %b [0, 7] [1, 1] : tensor<1x8xi32> -> tensor<1x1xi32>
+  return
+}
+
+// CHECK-LABEL: func.func @concat
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>,
+                  %c: tensor<4x3xf32>, %d: tensor<2xi64>) {
+  // CHECK: nn.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  %0 = nn.concat %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  // CHECK: nn.concat %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<8x3xf32>
+  %1 = nn.concat %a, %c, %a {axis = 0 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<8x3xf32>
+  // CHECK: nn.concat %{{.*}} {axis = 0 : i64} : (tensor<2xi64>) -> tensor<2xi64>
+  %2 = nn.concat %d {axis = 0 : i64} : (tensor<2xi64>) -> tensor<2xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @binary
+func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<f32>,
+                  %c: tensor<4x1x3xf32>, %d: tensor<5x1xf32>,
+                  %h: tensor<2x3xf16>) {
+  // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = nn.add %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = nn.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.sub %{{.*}}, %{{.*}} : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = nn.sub %s, %a : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.sub %{{.*}}, %{{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %3 = nn.sub %s, %s : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  // Both operands broadcast: [4, 1, 3] with [5, 1] gives [4, 5, 3].
+  // CHECK: nn.mul %{{.*}}, %{{.*}} : (tensor<4x1x3xf32>, tensor<5x1xf32>) -> tensor<4x5x3xf32>
+  %4 = nn.mul %c, %d : (tensor<4x1x3xf32>, tensor<5x1xf32>) -> tensor<4x5x3xf32>
+  // CHECK: nn.mul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %5 = nn.mul %a, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  // CHECK: nn.div %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %6 = nn.div %a, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  // CHECK: nn.div %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = nn.div %b, %a : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  %8 = nn.add %h, %h : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @unary
+func.func @unary(%a: tensor<2x3xf32>, %s: tensor<bf16>, %d: tensor<4xf64>) {
+  // CHECK: nn.neg %{{.*}} : tensor<2x3xf32>
+  %0 = nn.neg %a : tensor<2x3xf32>
+  // CHECK: nn.exp %{{.*}} : tensor<2x3xf32>
+  %1 = nn.exp %a : tensor<2x3xf32>
+  // CHECK: nn.log %{{.*}} : tensor<4xf64>
+  %2 = nn.log %d : tensor<4xf64>
+  // CHECK: nn.sqrt %{{.*}} : tensor<bf16>
+  %3 = nn.sqrt %s : tensor<bf16>
+  // CHECK: nn.rsqrt %{{.*}} : tensor<2x3xf32>
+  %4 = nn.rsqrt %a : tensor<2x3xf32>
+  // CHECK: nn.tanh %{{.*}} : tensor<2x3xf32>
+  %5 = nn.tanh %a : tensor<2x3xf32>
+  // CHECK: nn.relu %{{.*}} : tensor<2x3xf32>
+  %6 = nn.relu %a : tensor<2x3xf32>
+  // CHECK: nn.gelu %{{[^ ]+}} : tensor<2x3xf32>
+  %7 = nn.gelu %a : tensor<2x3xf32>
+  // CHECK: nn.gelu %{{.*}} {approximate_tanh} : tensor<2x3xf32>
+  %8 = nn.gelu %a {approximate_tanh} : tensor<2x3xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @compare
+func.func @compare(%a: tensor<2x3xf32>, %b: tensor<3xf32>,
+                   %ids: tensor<2x5xi64>, %pad: tensor<i64>,
+                   %i32: tensor<4xi32>) {
+  // CHECK: nn.compare eq, %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %0 = nn.compare eq, %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: nn.compare ne, %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  %1 = nn.compare ne, %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK: nn.compare lt, %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %2 = nn.compare lt, %b, %a : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: nn.compare le, %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %3 = nn.compare le, %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  // CHECK: nn.compare gt, %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  %4 = nn.compare gt, %i32, %i32 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  // Token ids against a rank-0 pad id.
+  // CHECK: nn.compare ge, %{{.*}}, %{{.*}} : (tensor<2x5xi64>, tensor<i64>) -> tensor<2x5xi1>
+  %5 = nn.compare ge, %ids, %pad : (tensor<2x5xi64>, tensor<i64>) -> tensor<2x5xi1>
+  return
+}
+
+// CHECK-LABEL: func.func @masked_fill
+func.func @masked_fill(%a: tensor<2x4x4xf32>, %m: tensor<4x4xi1>,
+                       %full: tensor<2x4x4xi1>, %h: tensor<3xf16>,
+                       %s: tensor<i1>) {
+  // -inf, the causal masking value.
+  // CHECK: nn.masked_fill %{{.*}}, %{{.*}}, 0xFFF0000000000000 : (tensor<2x4x4xf32>, tensor<4x4xi1>) -> tensor<2x4x4xf32>
+  %0 = nn.masked_fill %a, %m, 0xFFF0000000000000 : (tensor<2x4x4xf32>, tensor<4x4xi1>) -> tensor<2x4x4xf32>
+  // CHECK: nn.masked_fill %{{.*}}, %{{.*}}, -1.000000e+09 : (tensor<2x4x4xf32>, tensor<2x4x4xi1>) -> tensor<2x4x4xf32>
+  %1 = nn.masked_fill %a, %full, -1.0e9 : (tensor<2x4x4xf32>, tensor<2x4x4xi1>) -> tensor<2x4x4xf32>
+  // CHECK: nn.masked_fill %{{.*}}, %{{.*}}, 0.000000e+00 : (tensor<3xf16>, tensor<i1>) -> tensor<3xf16>
+  %2 = nn.masked_fill %h, %s, 0.0 : (tensor<3xf16>, tensor<i1>) -> tensor<3xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @cast
+func.func @cast(%m: tensor<2x3xi1>, %ids: tensor<5xi64>, %a: tensor<4xf32>) {
+  // CHECK: nn.cast %{{.*}} to f32 : tensor<2x3xi1> -> tensor<2x3xf32>
+  %0 = nn.cast %m to f32 : tensor<2x3xi1> -> tensor<2x3xf32>
+  // CHECK: nn.cast %{{.*}} to i32 : tensor<5xi64> -> tensor<5xi32>
+  %1 = nn.cast %ids to i32 : tensor<5xi64> -> tensor<5xi32>
+  // CHECK: nn.cast %{{.*}} to bf16 : tensor<4xf32> -> tensor<4xbf16>
+  %2 = nn.cast %a to bf16 : tensor<4xf32> -> tensor<4xbf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisations and reductions
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @softmax
+func.func @softmax(%a: tensor<2x4x8xf32>) {
+  // CHECK: nn.softmax %{{.*}} {axis = 2 : i64} : tensor<2x4x8xf32>
+  %0 = nn.softmax %a {axis = 2 : i64} : tensor<2x4x8xf32>
+  // CHECK: nn.softmax %{{.*}} {axis = 0 : i64} : tensor<2x4x8xf32>
+  %1 = nn.softmax %a {axis = 0 : i64} : tensor<2x4x8xf32>
+  // CHECK: nn.log_softmax %{{.*}} {axis = 2 : i64} : tensor<2x4x8xf32>
+  %2 = nn.log_softmax %a {axis = 2 : i64} : tensor<2x4x8xf32>
+  // CHECK: nn.log_softmax %{{.*}} {axis = 1 : i64} : tensor<2x4x8xf32>
+  %3 = nn.log_softmax %a {axis = 1 : i64} : tensor<2x4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%a: tensor<2x3x4xf32>, %v: tensor<5xf64>) {
+  // CHECK: nn.reduce_sum %{{.*}} [2] : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  %0 = nn.reduce_sum %a [2] : tensor<2x3x4xf32> -> tensor<2x3xf32>
+  // CHECK: nn.reduce_sum %{{.*}} [0, 2] {keep_dims} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+  %1 = nn.reduce_sum %a [0, 2] {keep_dims} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+  // CHECK: nn.reduce_mean %{{.*}} [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  %2 = nn.reduce_mean %a [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  // CHECK: nn.reduce_mean %{{.*}} [2] {keep_dims} : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+  %3 = nn.reduce_mean %a [2] {keep_dims} : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+  // Every axis: a scalar.
+  // CHECK: nn.reduce_max %{{.*}} [0, 1, 2] : tensor<2x3x4xf32> -> tensor<f32>
+  %4 = nn.reduce_max %a [0, 1, 2] : tensor<2x3x4xf32> -> tensor<f32>
+  // CHECK: nn.reduce_max %{{.*}} [0] {keep_dims} : tensor<5xf64> -> tensor<1xf64>
+  %5 = nn.reduce_max %v [0] {keep_dims} : tensor<5xf64> -> tensor<1xf64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Embeddings, positions, masks, dropout
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @embedding
+func.func @embedding(%table: tensor<100x16xf32>, %ids: tensor<2x7xi64>,
+                     %one: tensor<i32>) {
+  // CHECK: nn.embedding %{{.*}}[%{{.*}}] : (tensor<100x16xf32>, tensor<2x7xi64>) -> tensor<2x7x16xf32>
+  %0 = nn.embedding %table[%ids] : (tensor<100x16xf32>, tensor<2x7xi64>) -> tensor<2x7x16xf32>
+  // CHECK: nn.embedding %{{.*}}[%{{.*}}] : (tensor<100x16xf32>, tensor<i32>) -> tensor<16xf32>
+  %1 = nn.embedding %table[%one] : (tensor<100x16xf32>, tensor<i32>) -> tensor<16xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @positions_and_masks
+func.func @positions_and_masks(%a: tensor<2x3xf32>) {
+  // CHECK: nn.sinusoidal_encoding : tensor<50x16xf32>
+  %0 = nn.sinusoidal_encoding : tensor<50x16xf32>
+  // CHECK: nn.triangular_mask {diagonal = 1 : i64} : tensor<7x7xi1>
+  %1 = nn.triangular_mask {diagonal = 1 : i64} : tensor<7x7xi1>
+  // CHECK: nn.triangular_mask {diagonal = -2 : i64} : tensor<3x5xi1>
+  %2 = nn.triangular_mask {diagonal = -2 : i64} : tensor<3x5xi1>
+  // CHECK: nn.dropout %{{.*}} {rate = 1.000000e-01 : f64} : tensor<2x3xf32>
+  %3 = nn.dropout %a {rate = 1.000000e-01 : f64} : tensor<2x3xf32>
+  // CHECK: nn.dropout %{{.*}} {rate = 0.000000e+00 : f64} : tensor<2x3xf32>
+  %4 = nn.dropout %a {rate = 0.0 : f64} : tensor<2x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x5x8xf32>, %k: tensor<2x4x6x8xf32>,
+                     %v: tensor<2x4x6x16xf32>, %pad: tensor<2x1x1x6xi1>,
+                     %bias: tensor<5x6xf32>) {
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 3.535530e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
+  %0 = nn.attention %q, %k, %v {scale = 0.353553 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
+  // An i1 mask, broadcast over heads and queries.
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
+  %1 = nn.attention %q, %k, %v mask %pad {scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
+  // An additive f32 mask of lower rank.
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<5x6xf32>) -> tensor<2x4x5x16xf32>
+  %2 = nn.attention %q, %k, %v mask %bias {scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<5x6xf32>) -> tensor<2x4x5x16xf32>
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
+  %3 = nn.attention %q, %k, %v {causal, scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
+  %4 = nn.attention %q, %k, %v mask %pad {causal, scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @layer_norm
+func.func @layer_norm(%x: tensor<2x5x16xf32>, %r: tensor<2x5x16xf32>,
+                      %g: tensor<16xf32>, %b: tensor<16xf32>,
+                      %g2: tensor<5x16xf32>, %b2: tensor<5x16xf32>) {
+  // CHECK: nn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64, epsilon = 9.9999999999999995E-7 : f64} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+  %0 = nn.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-6 : f64} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+  // The post-LN sublayer connection: norm(x + residual).
+  // CHECK: nn.layer_norm %{{.*}} + %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64, epsilon = 1.000000e-05 : f64} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  %1 = nn.layer_norm %x + %r, %g, %b {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  // Normalising over the last two dimensions.
+  // CHECK: nn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 1.000000e-05 : f64} : (tensor<2x5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>) -> tensor<2x5x16xf32>
+  %2 = nn.layer_norm %x, %g2, %b2 {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>) -> tensor<2x5x16xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @fused_matmul
+func.func @fused_matmul(%x: tensor<2x5x16xf32>, %w: tensor<16x32xf32>,
+                        %wt: tensor<32x16xf32>, %b: tensor<32xf32>) {
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} : (tensor<2x5x16xf32>, tensor<16x32xf32>) -> tensor<2x5x32xf32>
+  %0 = nn.fused_matmul %x, %w : (tensor<2x5x16xf32>, tensor<16x32xf32>) -> tensor<2x5x32xf32>
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} bias %{{.*}} : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  %1 = nn.fused_matmul %x, %w bias %b : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  // A Linear weight [out, in].
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} bias %{{.*}} {transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  %2 = nn.fused_matmul %x, %wt bias %b {transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  // The default activation is not printed.
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} {transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>) -> tensor<2x5x32xf32>
+  %3 = nn.fused_matmul %x, %wt {activation = #nn.activation<none>, transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>) -> tensor<2x5x32xf32>
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} bias %{{.*}} {activation = #nn.activation<relu>} : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  %4 = nn.fused_matmul %x, %w bias %b {activation = #nn.activation<relu>} : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} {activation = #nn.activation<gelu>, transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>) -> tensor<2x5x32xf32>
+  %5 = nn.fused_matmul %x, %wt {activation = #nn.activation<gelu>, transpose_rhs} : (tensor<2x5x16xf32>, tensor<32x16xf32>) -> tensor<2x5x32xf32>
+  // CHECK: nn.fused_matmul %{{.*}}, %{{.*}} bias %{{.*}} {activation = #nn.activation<gelu_tanh>} : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  %6 = nn.fused_matmul %x, %w bias %b {activation = #nn.activation<gelu_tanh>} : (tensor<2x5x16xf32>, tensor<16x32xf32>, tensor<32xf32>) -> tensor<2x5x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @losses
+func.func @losses(%logits: tensor<2x7x10xf32>, %labels: tensor<2x7xi64>,
+                  %flat: tensor<3x10xf32>, %ids: tensor<3xi32>,
+                  %row: tensor<10xf32>, %one: tensor<i32>) {
+  // CHECK: nn.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -100 : i64, label_smoothing = 0.000000e+00 : f64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<f32>
+  %0 = nn.cross_entropy %logits, %labels {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<f32>
+  // CHECK: nn.cross_entropy %{{.*}}, %{{.*}} {ignore_index = 0 : i64, label_smoothing = 1.000000e-01 : f64} : (tensor<3x10xf32>, tensor<3xi32>) -> tensor<f32>
+  %1 = nn.cross_entropy %flat, %ids {ignore_index = 0 : i64, label_smoothing = 0.1 : f64} : (tensor<3x10xf32>, tensor<3xi32>) -> tensor<f32>
+  // CHECK: nn.nll_loss %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<f32>
+  %2 = nn.nll_loss %logits, %labels {ignore_index = -100 : i64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<f32>
+  // Rank-1 logits against rank-0 labels.
+  // CHECK: nn.nll_loss %{{.*}}, %{{.*}} {ignore_index = 1 : i64} : (tensor<10xf32>, tensor<i32>) -> tensor<f32>
+  %3 = nn.nll_loss %row, %one {ignore_index = 1 : i64} : (tensor<10xf32>, tensor<i32>) -> tensor<f32>
+  return
+}
