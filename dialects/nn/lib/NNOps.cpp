@@ -58,6 +58,25 @@ static std::optional<ArrayRef<int64_t>> optionalShape(Value value) {
   return cast<RankedTensorType>(value.getType()).getShape();
 }
 
+/// Whether a rule needs all its operands to share one element type.
+enum class Elements { Any, Same };
+
+/// The inference of every op whose result has a rule's shape and the first
+/// operand's element type: gathers the operand types, checks them, applies
+/// `rule(operands, why)`.
+template <typename Rule>
+static LogicalResult inferWith(std::optional<Location> loc, ValueRange values,
+                               Elements elements, SmallVectorImpl<Type> &results,
+                               Rule rule) {
+  Operands in(values);
+  if (!in.valid ||
+      (elements == Elements::Same && failed(sameElementType(loc, in))))
+    return failure();
+  std::string why;
+  FailureOr<Shape> shape = rule(in, why);
+  return setResult(loc, shape, why, in.element(0), results);
+}
+
 //===----------------------------------------------------------------------===//
 // Parameters
 //===----------------------------------------------------------------------===//
@@ -83,69 +102,59 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid || failed(sameElementType(loc, in)))
-    return failure();
-  std::string why;
-  return setResult(loc, matmulShape(in.shape(0), in.shape(1), why), why,
-                   in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
+                   [](const Operands &in, std::string &why) {
+                     return matmulShape(in.shape(0), in.shape(1), why);
+                   });
 }
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid)
-    return failure();
-  std::string why;
-  return setResult(loc, transposeShape(in.shape(0), adaptor.getPerm(), why),
-                   why, in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Any, results,
+                   [&](const Operands &in, std::string &why) {
+                     return transposeShape(in.shape(0), adaptor.getPerm(),
+                                           why);
+                   });
 }
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid)
-    return failure();
-  std::string why;
   if (llvm::is_contained(adaptor.getShape(), -1))
     return emitOptionalError(loc, "reshape target shape must be explicit");
-  return setResult(loc, reshapeShape(in.shape(0), adaptor.getShape(), why),
-                   why, in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Any, results,
+                   [&](const Operands &in, std::string &why) {
+                     return reshapeShape(in.shape(0), adaptor.getShape(), why);
+                   });
 }
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid)
-    return failure();
-  std::string why;
-  return setResult(loc,
-                   sliceShape(in.shape(0), adaptor.getOffsets(),
-                              adaptor.getSizes(), why),
-                   why, in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Any, results,
+                   [&](const Operands &in, std::string &why) {
+                     return sliceShape(in.shape(0), adaptor.getOffsets(),
+                                       adaptor.getSizes(), why);
+                   });
 }
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid || failed(sameElementType(loc, in)))
-    return failure();
-  if (in.types.empty())
+  if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "concat needs at least one operand");
-  SmallVector<Shape> shapes;
-  for (RankedTensorType type : in.types)
-    shapes.emplace_back(type.getShape());
-  std::string why;
-  return setResult(loc, concatShape(shapes, adaptor.getAxis(), why), why,
-                   in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
+                   [&](const Operands &in, std::string &why) {
+                     SmallVector<Shape> shapes;
+                     for (RankedTensorType type : in.types)
+                       shapes.emplace_back(type.getShape());
+                     return concatShape(shapes, adaptor.getAxis(), why);
+                   });
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,14 +246,11 @@ LogicalResult LogSoftmaxOp::verify() { return verifyAxis(*this); }
                                      std::optional<Location> loc,              \
                                      Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &results) {         \
-    Operands in(adaptor.getOperands());                                        \
-    if (!in.valid)                                                             \
-      return failure();                                                        \
-    std::string why;                                                           \
-    return setResult(loc,                                                      \
-                     reduceShape(in.shape(0), adaptor.getAxes(),               \
-                                 adaptor.getKeepDims(), why),                  \
-                     why, in.element(0), results);                             \
+    return inferWith(loc, adaptor.getOperands(), Elements::Any, results,      \
+                     [&](const Operands &in, std::string &why) {               \
+                       return reduceShape(in.shape(0), adaptor.getAxes(),      \
+                                          adaptor.getKeepDims(), why);         \
+                     });                                                       \
   }
 NN_REDUCE_INFERENCE(ReduceSumOp)
 NN_REDUCE_INFERENCE(ReduceMeanOp)
@@ -259,12 +265,10 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid)
-    return failure();
-  std::string why;
-  return setResult(loc, embeddingShape(in.shape(0), in.shape(1), why), why,
-                   in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Any, results,
+                   [](const Operands &in, std::string &why) {
+                     return embeddingShape(in.shape(0), in.shape(1), why);
+                   });
 }
 
 LogicalResult SinusoidalEncodingOp::verify() {
@@ -319,32 +323,27 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid || failed(sameElementType(loc, in)))
-    return failure();
   if (!(adaptor.getEpsilon().convertToDouble() > 0.0))
     return emitOptionalError(loc, "layer norm epsilon must be positive");
-  std::string why;
-  return setResult(loc,
-                   layerNormShape(in.shape(0), in.shape(1), in.shape(2),
-                                  optionalShape(adaptor.getResidual()),
-                                  adaptor.getAxis(), why),
-                   why, in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
+                   [&](const Operands &in, std::string &why) {
+                     return layerNormShape(
+                         in.shape(0), in.shape(1), in.shape(2),
+                         optionalShape(adaptor.getResidual()),
+                         adaptor.getAxis(), why);
+                   });
 }
 
 LogicalResult FusedMatmulOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &results) {
-  Operands in(adaptor.getOperands());
-  if (!in.valid || failed(sameElementType(loc, in)))
-    return failure();
-  std::string why;
-  return setResult(loc,
-                   fusedMatmulShape(in.shape(0), in.shape(1),
-                                    optionalShape(adaptor.getBias()),
-                                    adaptor.getTransposeRhs(), why),
-                   why, in.element(0), results);
+  return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
+                   [&](const Operands &in, std::string &why) {
+                     return fusedMatmulShape(in.shape(0), in.shape(1),
+                                             optionalShape(adaptor.getBias()),
+                                             adaptor.getTransposeRhs(), why);
+                   });
 }
 
 //===----------------------------------------------------------------------===//
