@@ -43,9 +43,9 @@ static cl::opt<Emit> emit(
     cl::values(clEnumValN(Emit::Mlir, "mlir", "the IR after the last phase"),
                clEnumValN(Emit::Summary, "summary",
                           "inputs, outputs, layers, parameters, op counts")));
-static cl::opt<std::string> outputPath("o", cl::init("-"),
-                                       cl::value_desc("file"),
-                                       cl::desc("Output file (default stdout)"));
+static cl::opt<std::string>
+    outputPath("o", cl::init("-"), cl::value_desc("file"),
+               cl::desc("Output file (default stdout)"));
 static cl::opt<std::string> dumpPhasesTo(
     "dump-phases-to", cl::value_desc("dir"),
     cl::desc("Write the IR after every phase to DIR/NN-PHASE.mlir"));
@@ -93,8 +93,7 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   StringRef text = (*buffer)->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  auto spec =
-      transfuse::spec::Spec::parse(&context, text, specPath, overrides);
+  auto spec = transfuse::spec::Spec::parse(&context, text, specPath, overrides);
   if (failed(spec))
     return failure();
   std::vector<transfuse::ImportedLayer> layers;
@@ -136,8 +135,7 @@ int main(int argc, char **argv) {
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
   transfuse::registerPasses();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "Transfuse: compile a model spec\n");
+  cl::ParseCommandLineOptions(argc, argv, "Transfuse: compile a model spec\n");
 
   DialectRegistry registry;
   transfuse::registerDialects(registry);

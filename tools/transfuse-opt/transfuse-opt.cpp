@@ -8,6 +8,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   transfuse::registerDialects(registry);
   transfuse::registerPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Transfuse optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Transfuse optimizer driver\n", registry));
 }

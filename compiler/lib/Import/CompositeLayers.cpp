@@ -32,8 +32,7 @@ LogicalResult checkSequence(const LayerSite &site, Value value,
   auto type = GraphBuilder::tensorType(value);
   if (type.getRank() == 3 && isa<FloatType>(type.getElementType()))
     return success();
-  return site.error() << role << " must be float [batch, seq, d], got "
-                      << type;
+  return site.error() << role << " must be float [batch, seq, d], got " << type;
 }
 
 LogicalResult checkTokens(const LayerSite &site, Value value, StringRef role) {
@@ -76,12 +75,12 @@ FailureOr<Value> buildEmbedding(GraphBuilder &graph, const LayerSite &site,
       failed(checkTokens(site, inputs[0], "the input")))
     return failure();
   if (spec.vocab_size() <= 0 || spec.dim() <= 0)
-    return site.errorAt("embedding", spec.vocab_size() <= 0 ? "vocab_size"
-                                                            : "dim")
+    return site.errorAt("embedding",
+                        spec.vocab_size() <= 0 ? "vocab_size" : "dim")
            << "vocab_size and dim must be positive";
   FailureOr<Value> table = graph.parameter(
-      site, site.paramName("weight"), {spec.vocab_size(), spec.dim()}, "embedding", "init",
-      DefaultInit::Normal, 0);
+      site, site.paramName("weight"), {spec.vocab_size(), spec.dim()},
+      "embedding", "init", DefaultInit::Normal, /*fanIn=*/spec.dim());
   if (failed(table))
     return failure();
   OpBuilder &b = graph.builder();
@@ -125,16 +124,17 @@ FailureOr<Value> buildPositionEmbedding(GraphBuilder &graph,
     return site.errorAt("position_embedding", "max_len")
            << "sequence length " << shape[1] << " exceeds max_len " << maxLen;
   FailureOr<Value> table =
-      graph.parameter(site, site.paramName("weight"), {maxLen, shape[2]}, "position_embedding",
-                      "init", DefaultInit::Normal, 0);
+      graph.parameter(site, site.paramName("weight"), {maxLen, shape[2]},
+                      "position_embedding", "init", DefaultInit::Normal,
+                      /*fanIn=*/shape[2]);
   if (failed(table))
     return failure();
   OpBuilder &b = graph.builder();
   Value positions = *table;
   if (maxLen > shape[1])
-    positions = nn::SliceOp::create(b, site.loc, *table,
-                                    ArrayRef<int64_t>{0, 0},
-                                    ArrayRef<int64_t>{shape[1], shape[2]});
+    positions =
+        nn::SliceOp::create(b, site.loc, *table, ArrayRef<int64_t>{0, 0},
+                            ArrayRef<int64_t>{shape[1], shape[2]});
   return nn::AddOp::create(b, site.loc, inputs[0], positions).getResult();
 }
 
@@ -243,7 +243,8 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
     query = graph.withScalar<nn::DivOp>(loc, query, root);
     key = graph.withScalar<nn::DivOp>(loc, key, root);
   }
-  Value keyT = nn::TransposeOp::create(b, loc, key, ArrayRef<int64_t>{0, 1, 3, 2});
+  Value keyT =
+      nn::TransposeOp::create(b, loc, key, ArrayRef<int64_t>{0, 1, 3, 2});
   Value scores = nn::MatmulOp::create(b, loc, query, keyT);
   if (spec.scaling() == spec::SCALE_SCORES)
     scores = graph.withScalar<nn::DivOp>(loc, scores, std::sqrt(scaleDim));
@@ -253,22 +254,23 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
   if (spec.causal()) {
     auto maskType =
         RankedTensorType::get({xShape[1], memShape[1]}, b.getI1Type());
-    Value future = nn::TriangularMaskOp::create(b, loc, maskType,
-                                                b.getI64IntegerAttr(1));
+    Value future =
+        nn::TriangularMaskOp::create(b, loc, maskType, b.getI64IntegerAttr(1));
     scores = nn::MaskedFillOp::create(b, loc, scores, future, fill);
   }
   if (tokens) {
     Value pad = graph.scalar(loc, double(spec.pad_id()),
                              GraphBuilder::elementType(tokens));
-    Value isPad = nn::CompareOp::create(b, loc, tokens, pad,
-                                        nn::ComparePredicate::eq);
+    Value isPad =
+        nn::CompareOp::create(b, loc, tokens, pad, nn::ComparePredicate::eq);
     Value keyMask = nn::ReshapeOp::create(
         b, loc, isPad, ArrayRef<int64_t>{batch, 1, 1, memShape[1]});
     scores = nn::MaskedFillOp::create(b, loc, scores, keyMask, fill);
   }
   Value probs = nn::SoftmaxOp::create(b, loc, scores, b.getI64IntegerAttr(3));
   probs = dropout(b, loc, probs, spec.dropout());
-  Value context = mergeHeads(b, loc, nn::MatmulOp::create(b, loc, probs, value));
+  Value context =
+      mergeHeads(b, loc, nn::MatmulOp::create(b, loc, probs, value));
   return graph.linear(site, context, orDefault(spec.out_name(), "w_o"), dModel,
                       spec.out_bias() || !spec.has_out_bias());
 }
@@ -284,19 +286,22 @@ FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
   Value x = inputs[0];
   auto type = GraphBuilder::tensorType(x);
   if (type.getRank() < 1 || !isa<FloatType>(type.getElementType()))
-    return site.error() << "the input must be a float tensor, got " << type;
+    return site.error()
+           << "the input must be a float tensor of rank 1 or more, got "
+           << type;
   const spec::LayerNorm &spec = site.layer.layer_norm();
   double epsilon = spec.has_epsilon() ? spec.epsilon() : 1e-5;
   if (!(epsilon > 0))
     return site.errorAt("layer_norm", "epsilon") << "epsilon must be positive";
   int64_t width = type.getShape().back();
-  FailureOr<Value> gamma = graph.parameter(site, site.paramName("weight"), {width},
-                                           "layer_norm", "", DefaultInit::Ones,
-                                           0);
+  FailureOr<Value> gamma =
+      graph.parameter(site, site.paramName("weight"), {width}, "layer_norm", "",
+                      DefaultInit::Ones, 0);
   if (failed(gamma))
     return failure();
-  FailureOr<Value> beta = graph.parameter(site, site.paramName("bias"), {width}, "layer_norm",
-                                          "", DefaultInit::Zeros, 0);
+  FailureOr<Value> beta =
+      graph.parameter(site, site.paramName("bias"), {width}, "layer_norm", "",
+                      DefaultInit::Zeros, 0);
   if (failed(beta))
     return failure();
 
@@ -328,9 +333,9 @@ FailureOr<Value> buildFeedForward(GraphBuilder &graph, const LayerSite &site,
   if (failed(checkRate(site, "feed_forward", spec.dropout())))
     return failure();
   OpBuilder &b = graph.builder();
-  FailureOr<Value> hidden = graph.linear(
-      site, inputs[0], orDefault(spec.hidden_name(), "w_1"), spec.hidden(),
-      true);
+  FailureOr<Value> hidden =
+      graph.linear(site, inputs[0], orDefault(spec.hidden_name(), "w_1"),
+                   spec.hidden(), true);
   if (failed(hidden))
     return failure();
   Value activated;
@@ -358,7 +363,9 @@ FailureOr<Value> buildLinear(GraphBuilder &graph, const LayerSite &site,
     return failure();
   auto type = GraphBuilder::tensorType(inputs[0]);
   if (type.getRank() < 1 || !isa<FloatType>(type.getElementType()))
-    return site.error() << "the input must be a float tensor, got " << type;
+    return site.error()
+           << "the input must be a float tensor of rank 1 or more, got "
+           << type;
   if (spec.out_features() <= 0)
     return site.errorAt("linear", "out_features")
            << "out_features must be positive";
@@ -395,10 +402,12 @@ FailureOr<Value> buildPool(GraphBuilder &graph, const LayerSite &site,
   OpBuilder &b = graph.builder();
   SmallVector<int64_t> axes = {axis};
   if (spec.kind() == spec::MEAN)
-    return nn::ReduceMeanOp::create(b, site.loc, inputs[0], ArrayRef<int64_t>(axes),
+    return nn::ReduceMeanOp::create(b, site.loc, inputs[0],
+                                    ArrayRef<int64_t>(axes),
                                     /*keep_dims=*/false)
         .getResult();
-  return nn::ReduceMaxOp::create(b, site.loc, inputs[0], ArrayRef<int64_t>(axes),
+  return nn::ReduceMaxOp::create(b, site.loc, inputs[0],
+                                 ArrayRef<int64_t>(axes),
                                  /*keep_dims=*/false)
       .getResult();
 }

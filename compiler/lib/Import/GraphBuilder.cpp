@@ -10,15 +10,23 @@ namespace pb = google::protobuf;
 
 namespace transfuse::import {
 
+/// `path: layer 'name': `; an unnamed layer is known by its path alone.
+static InFlightDiagnostic layerError(Location loc, StringRef fieldPath,
+                                     StringRef layerPath) {
+  InFlightDiagnostic diag = emitError(loc) << fieldPath << ": ";
+  if (!layerPath.empty())
+    diag << "layer '" << layerPath << "': ";
+  return diag;
+}
+
 InFlightDiagnostic LayerSite::error() const {
-  return emitError(cursor.getLoc())
-         << cursor.getPath() << ": layer '" << path << "': ";
+  return layerError(cursor.getLoc(), cursor.getPath(), path);
 }
 
 InFlightDiagnostic LayerSite::errorAt(StringRef kind, StringRef field) const {
   spec::SpecCursor kindCursor = cursor.child(kind);
-  return emitError(kindCursor.locationOf(field))
-         << kindCursor.pathOf(field) << ": layer '" << path << "': ";
+  return layerError(kindCursor.locationOf(field), kindCursor.pathOf(field),
+                    path);
 }
 
 std::string LayerSite::paramName(StringRef name) const {
@@ -45,18 +53,18 @@ Type elementTypeOf(MLIRContext *context, spec::DType dtype) {
 }
 
 std::string layerKindName(const spec::Layer &layer) {
-  const pb::FieldDescriptor *kind = layer.GetReflection()->GetOneofFieldDescriptor(
-      layer, spec::Layer::descriptor()->FindOneofByName("kind"));
+  const pb::FieldDescriptor *kind =
+      layer.GetReflection()->GetOneofFieldDescriptor(
+          layer, spec::Layer::descriptor()->FindOneofByName("kind"));
   return kind ? kind->name() : "";
 }
 
 Value GraphBuilder::scalar(Location loc, double value, Type elementType) {
   auto type = RankedTensorType::get({}, elementType);
-  Attribute element =
-      isa<FloatType>(elementType)
-          ? Attribute(FloatAttr::get(elementType, value))
-          : Attribute(IntegerAttr::get(elementType,
-                                       static_cast<int64_t>(value)));
+  Attribute element = isa<FloatType>(elementType)
+                          ? Attribute(FloatAttr::get(elementType, value))
+                          : Attribute(IntegerAttr::get(
+                                elementType, static_cast<int64_t>(value)));
   return arith::ConstantOp::create(b, loc,
                                    DenseElementsAttr::get(type, element));
 }
@@ -117,12 +125,10 @@ GraphBuilder::resolveInit(const LayerSite &site, StringRef kind,
   case spec::Init::kOnes:
     return nn::InitAttr::get(context, nn::InitKind::ones);
   case spec::Init::kConstant:
-    return nn::InitAttr::get(context, nn::InitKind::constant,
-                             init->constant());
+    return nn::InitAttr::get(context, nn::InitKind::constant, init->constant());
   case spec::Init::kUniform:
     if (!(init->uniform().low() <= init->uniform().high()))
-      return site.errorAt(kind, initField)
-             << "uniform init needs low <= high";
+      return site.errorAt(kind, initField) << "uniform init needs low <= high";
     return nn::InitAttr::get(context, nn::InitKind::uniform,
                              init->uniform().low(), init->uniform().high());
   case spec::Init::kNormal:
@@ -144,6 +150,10 @@ GraphBuilder::resolveInit(const LayerSite &site, StringRef kind,
                              std::sqrt(2.0 / (fan->first + fan->second)));
   }
   case spec::Init::kKaimingUniform:
+    if (fanIn <= 0)
+      return site.errorAt(kind, initField)
+             << "kaiming_uniform init needs a fan-in: a Linear weight or "
+                "bias, or a parameter of rank 2 or more";
     return uniform(1.0 / std::sqrt(static_cast<double>(fanIn)));
   case spec::Init::KIND_NOT_SET:
     break;
@@ -170,12 +180,12 @@ FailureOr<Value> GraphBuilder::parameter(const LayerSite &site,
   OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
   if (lastParameter)
     moduleBuilder.setInsertionPointAfter(lastParameter);
-  lastParameter = nn::ParameterOp::create(
-      moduleBuilder, site.loc, moduleBuilder.getStringAttr(fullName),
-      TypeAttr::get(type), *init);
-  return nn::ParamLoadOp::create(b, site.loc, type,
-                                 FlatSymbolRefAttr::get(b.getContext(),
-                                                        fullName))
+  lastParameter = nn::ParameterOp::create(moduleBuilder, site.loc,
+                                          moduleBuilder.getStringAttr(fullName),
+                                          TypeAttr::get(type), *init);
+  return nn::ParamLoadOp::create(
+             b, site.loc, type,
+             FlatSymbolRefAttr::get(b.getContext(), fullName))
       .getResult();
 }
 
@@ -185,9 +195,9 @@ FailureOr<Value> GraphBuilder::linear(const LayerSite &site, Value x,
   std::string kind = layerKindName(site.layer);
   int64_t inFeatures = shape(x).back();
   std::string prefix = name.empty() ? "" : name.str() + ".";
-  FailureOr<Value> weight =
-      parameter(site, site.paramName(prefix + "weight"), {outFeatures, inFeatures}, kind,
-                "weight_init", DefaultInit::LinearWeight, inFeatures);
+  FailureOr<Value> weight = parameter(
+      site, site.paramName(prefix + "weight"), {outFeatures, inFeatures}, kind,
+      "weight_init", DefaultInit::LinearWeight, inFeatures);
   if (failed(weight))
     return failure();
   Value transposed =
@@ -196,8 +206,8 @@ FailureOr<Value> GraphBuilder::linear(const LayerSite &site, Value x,
   if (!bias)
     return y;
   FailureOr<Value> biasValue =
-      parameter(site, site.paramName(prefix + "bias"), {outFeatures}, kind, "bias_init",
-                DefaultInit::LinearBias, inFeatures);
+      parameter(site, site.paramName(prefix + "bias"), {outFeatures}, kind,
+                "bias_init", DefaultInit::LinearBias, inFeatures);
   if (failed(biasValue))
     return failure();
   return nn::AddOp::create(b, site.loc, y, *biasValue).getResult();

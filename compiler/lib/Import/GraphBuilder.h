@@ -61,11 +61,12 @@ public:
 
   /// Declares the parameter `fullName` and loads it. `initField`
   /// names the layer's Init field (under `kind`) that may override
-  /// `fallback`; `fanIn` is the fan-in of the Linear it belongs to.
+  /// `fallback`; `fanIn` is torch.nn.init's fan-in of the parameter (that
+  /// of the weight for a Linear's bias), 0 where it has none.
   FailureOr<Value> parameter(const LayerSite &site, llvm::StringRef fullName,
-                             llvm::ArrayRef<int64_t> shape, llvm::StringRef kind,
-                             llvm::StringRef initField, DefaultInit fallback,
-                             int64_t fanIn);
+                             llvm::ArrayRef<int64_t> shape,
+                             llvm::StringRef kind, llvm::StringRef initField,
+                             DefaultInit fallback, int64_t fanIn);
 
   /// `y = x Wᵀ + b` with parameters `<name>.weight` [out, in] and
   /// `<name>.bias` [out] initialised as torch.nn.Linear unless the layer's
@@ -91,12 +92,10 @@ public:
   }
 
 private:
-  FailureOr<nn::InitAttr> resolveInit(const LayerSite &site,
-                                      llvm::StringRef kind,
-                                      llvm::StringRef initField,
-                                      DefaultInit fallback,
-                                      llvm::ArrayRef<int64_t> shape,
-                                      int64_t fanIn);
+  FailureOr<nn::InitAttr>
+  resolveInit(const LayerSite &site, llvm::StringRef kind,
+              llvm::StringRef initField, DefaultInit fallback,
+              llvm::ArrayRef<int64_t> shape, int64_t fanIn);
 
   const spec::Spec &spec;
   mlir::ModuleOp module;
@@ -108,12 +107,12 @@ private:
 
 /// Expands a composite layer or builds a primitive one. `inputs` are the
 /// layer's input tensors in order; returns its outputs.
-FailureOr<llvm::SmallVector<Value>> buildCompositeLayer(GraphBuilder &graph,
-                                                        const LayerSite &site,
-                                                        llvm::ArrayRef<Value> inputs);
-FailureOr<llvm::SmallVector<Value>> buildPrimitiveLayer(GraphBuilder &graph,
-                                                        const LayerSite &site,
-                                                        llvm::ArrayRef<Value> inputs);
+FailureOr<llvm::SmallVector<Value>>
+buildCompositeLayer(GraphBuilder &graph, const LayerSite &site,
+                    llvm::ArrayRef<Value> inputs);
+FailureOr<llvm::SmallVector<Value>>
+buildPrimitiveLayer(GraphBuilder &graph, const LayerSite &site,
+                    llvm::ArrayRef<Value> inputs);
 
 /// The element type of a spec dtype; null for DTYPE_UNSPECIFIED.
 mlir::Type elementTypeOf(mlir::MLIRContext *context, spec::DType dtype);

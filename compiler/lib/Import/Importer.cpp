@@ -21,8 +21,8 @@ class Importer {
 public:
   Importer(MLIRContext *context, const spec::Spec &spec,
            std::vector<ImportedLayer> *imported)
-      : context(context), spec(spec), model(spec.getModel()),
-        builder(context), imported(imported) {}
+      : context(context), spec(spec), model(spec.getModel()), builder(context),
+        imported(imported) {}
 
   FailureOr<OwningOpRef<ModuleOp>> run();
 
@@ -152,20 +152,35 @@ FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
   if (it == blocks.end())
     return site.errorAt("block", "block")
            << "no block named '" << call.block() << "'";
-  if (llvm::is_contained(activeBlocks, call.block()))
-    return site.errorAt("block", "block")
-           << "block '" << call.block() << "' instantiates itself";
+  if (llvm::is_contained(activeBlocks, call.block())) {
+    InFlightDiagnostic diag = site.errorAt("block", "block")
+                              << "block '" << call.block()
+                              << "' instantiates itself: ";
+    auto chain = llvm::find(activeBlocks, call.block());
+    for (; chain != activeBlocks.end(); ++chain)
+      diag << *chain << " -> ";
+    return diag << call.block();
+  }
   if (call.repeat() < 0)
     return site.errorAt("block", "repeat") << "repeat must not be negative";
   const spec::Block &block = model.blocks(it->second);
   SpecCursor blockCursor = spec.root().child("blocks", it->second);
+  auto count = [](int64_t n, StringRef noun) {
+    return std::to_string(n) + " " + noun.str() + (n == 1 ? "" : "s");
+  };
   if (block.inputs_size() != static_cast<int>(inputs.size()) ||
       block.outputs_size() != site.layer.outputs_size())
     return site.error() << "block '" << block.name() << "' takes "
-                        << block.inputs_size() << " inputs and gives "
-                        << block.outputs_size() << " outputs; the layer has "
-                        << inputs.size() << " and "
-                        << site.layer.outputs_size();
+                        << count(block.inputs_size(), "input") << " and gives "
+                        << count(block.outputs_size(), "output")
+                        << ", but the layer has "
+                        << count(inputs.size(), "input") << " and "
+                        << count(site.layer.outputs_size(), "output");
+  if (call.repeat() > 1 && (block.inputs().empty() || block.outputs().empty()))
+    return site.errorAt("block", "repeat")
+           << "block '" << block.name()
+           << "' cannot be repeated: it needs an input and an output to chain "
+              "from one instance to the next";
   if (orderedBlocks.insert(block.name()).second) {
     SmallVector<std::string> formals(block.inputs().begin(),
                                      block.inputs().end());
@@ -174,7 +189,7 @@ FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
   }
 
   activeBlocks.push_back(block.name());
-  auto done = llvm::make_scope_exit([&] { activeBlocks.pop_back(); });
+  llvm::scope_exit done([&] { activeBlocks.pop_back(); });
   SmallVector<Value> current(inputs);
   SmallVector<Value> outputs;
   int64_t instances = std::max<int64_t>(call.repeat(), 1);
@@ -202,7 +217,8 @@ FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
                           << outputs[0].getType()
                           << " differs from its first input "
                           << current[0].getType();
-    current[0] = outputs[0];
+    if (instances > 1)
+      current[0] = outputs[0];
   }
   return outputs;
 }
@@ -214,7 +230,8 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   SmallVector<NamedAttribute> dims;
   for (const spec::Dim &dim : model.dims())
     dims.push_back(builder.getNamedAttr(
-        dim.name(), builder.getI64IntegerAttr(spec.getDims().lookup(dim.name()))));
+        dim.name(),
+        builder.getI64IntegerAttr(spec.getDims().lookup(dim.name()))));
   (*module)->setAttr("nn.dims", builder.getDictionaryAttr(dims));
 
   SmallVector<Type> inputTypes;
@@ -230,9 +247,8 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
     return emitError(root.getLoc()) << "the spec names no outputs";
 
   builder.setInsertionPointToEnd(module->getBody());
-  auto forward = func::FuncOp::create(
-      builder, root.getLoc(), "forward",
-      builder.getFunctionType(inputTypes, {}));
+  auto forward = func::FuncOp::create(builder, root.getLoc(), "forward",
+                                      builder.getFunctionType(inputTypes, {}));
   Block *body = forward.addEntryBlock();
   builder.setInsertionPointToStart(body);
   graphBuilder = std::make_unique<GraphBuilder>(spec, *module, builder);
@@ -255,8 +271,8 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
     results.push_back(value);
   }
   func::ReturnOp::create(builder, root.getLoc(), results);
-  forward.setType(builder.getFunctionType(inputTypes,
-                                          ValueRange(results).getTypes()));
+  forward.setType(
+      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
   for (auto [k, name] : llvm::enumerate(model.outputs()))
     forward.setResultAttr(k, "nn.name", builder.getStringAttr(name));
 

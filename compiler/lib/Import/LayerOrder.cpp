@@ -70,11 +70,10 @@ LogicalResult LayerOrder::check(ArrayRef<std::string> available) {
   for (auto [i, layer] : llvm::enumerate(layers)) {
     spec::SpecCursor cursor = scope.child(field, i);
     for (auto [k, output] : llvm::enumerate(layer->outputs())) {
-      std::string previous = inputs.contains(output)
-                                 ? std::string("an input")
-                                 : producer.count(output)
-                                       ? "layer " + display(producer[output])
-                                       : "";
+      std::string previous = inputs.contains(output) ? std::string("an input")
+                             : producer.count(output)
+                                 ? "layer " + display(producer[output])
+                                 : "";
       if (!previous.empty())
         return emitError(cursor.locationOf("outputs", k))
                << cursor.pathOf("outputs", k) << ": layer " << display(i)
@@ -92,8 +91,7 @@ LogicalResult LayerOrder::check(ArrayRef<std::string> available) {
       if (it == producer.end())
         return emitError(cursor.locationOf("inputs", k))
                << cursor.pathOf("inputs", k) << ": layer " << display(i)
-               << " reads '" << input
-               << "', which no input or layer produces";
+               << " reads '" << input << "', which no input or layer produces";
       int from = it->second;
       if (from < static_cast<int>(i))
         continue;

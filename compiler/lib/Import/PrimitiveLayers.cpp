@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include <cmath>
 
 using namespace mlir;
 
@@ -22,9 +23,14 @@ using Values = SmallVector<Value>;
 template <typename OpTy, typename... Args>
 FailureOr<Values> build(GraphBuilder &graph, const LayerSite &site,
                         Args &&...args) {
-  return Values{OpTy::create(graph.builder(), site.loc,
-                             std::forward<Args>(args)...)
-                    ->getResult(0)};
+  return Values{
+      OpTy::create(graph.builder(), site.loc, std::forward<Args>(args)...)
+          ->getResult(0)};
+}
+
+/// Whether `value` converts to an integer element exactly.
+bool isInteger(double value) {
+  return std::isfinite(value) && value == std::trunc(value);
 }
 
 FailureOr<Values> fail(const LayerSite &site, const std::string &why) {
@@ -46,8 +52,7 @@ LogicalResult checkFloat(const LayerSite &site, ArrayRef<Value> inputs) {
     if (!isa<FloatType>(GraphBuilder::elementType(value)))
       return site.error() << layerKindName(site.layer)
                           << " needs float tensors, but input '"
-                          << site.layer.inputs(i) << "' is "
-                          << value.getType();
+                          << site.layer.inputs(i) << "' is " << value.getType();
   return success();
 }
 
@@ -70,9 +75,15 @@ FailureOr<Values> buildParameter(GraphBuilder &graph, const LayerSite &site) {
     return failure();
   std::string name =
       spec.name().empty() ? site.path : site.scopedName(spec.name());
-  int64_t fanIn = shape->size() >= 2 ? shape->back() : 1;
-  FailureOr<Value> value = graph.parameter(
-      site, name, *shape, "parameter", "init", DefaultInit::None, fanIn);
+  // torch.nn.init's fan-in: every axis but the first; none for a vector.
+  int64_t fanIn = 0;
+  if (shape->size() >= 2) {
+    fanIn = 1;
+    for (int64_t dim : ArrayRef<int64_t>(*shape).drop_front())
+      fanIn *= dim;
+  }
+  FailureOr<Value> value = graph.parameter(site, name, *shape, "parameter",
+                                           "init", DefaultInit::None, fanIn);
   if (failed(value))
     return failure();
   return Values{*value};
@@ -95,15 +106,23 @@ FailureOr<Values> buildConstant(GraphBuilder &graph, const LayerSite &site) {
     return site.errorAt("constant", "values")
            << "a constant of shape " << formatShape(*shape) << " needs 1 or "
            << count << " values, got " << spec.values_size();
+  if (!isa<FloatType>(element))
+    for (double value : spec.values())
+      if (!isInteger(value) ||
+          (element.isInteger(1) && value != 0 && value != 1))
+        return site.errorAt("constant", "values")
+               << "value " << value << " is not "
+               << (element.isInteger(1) ? "0 or 1, as a BOOL constant needs"
+                                        : "an integer, as the dtype needs");
   SmallVector<Attribute> elements;
   for (double value : spec.values())
     elements.push_back(isa<FloatType>(element)
                            ? Attribute(FloatAttr::get(element, value))
                            : Attribute(IntegerAttr::get(
                                  element, static_cast<int64_t>(value))));
-  DenseElementsAttr value =
-      elements.size() == 1 ? DenseElementsAttr::get(type, elements.front())
-                           : DenseElementsAttr::get(type, elements);
+  DenseElementsAttr value = elements.size() == 1
+                                ? DenseElementsAttr::get(type, elements.front())
+                                : DenseElementsAttr::get(type, elements);
   return build<arith::ConstantOp>(graph, site, value);
 }
 
@@ -185,6 +204,20 @@ FailureOr<Values> buildConcat(GraphBuilder &graph, const LayerSite &site,
       return site.error() << "concat inputs have different element types";
     shapes.emplace_back(GraphBuilder::shape(value));
   }
+  for (auto [i, shape] :
+       llvm::enumerate(ArrayRef<Shape>(shapes).drop_front())) {
+    bool sameRank = shape.size() == shapes[0].size();
+    bool fits = sameRank;
+    for (size_t d = 0; fits && d < shape.size(); ++d)
+      fits = d == static_cast<size_t>(*axis) || shape[d] == shapes[0][d];
+    if (!fits)
+      return site.error() << "cannot concat '" << site.layer.inputs(i + 1)
+                          << "' " << formatShape(shape) << " to '"
+                          << site.layer.inputs(0) << "' "
+                          << formatShape(shapes[0]) << " along axis " << *axis
+                          << (sameRank ? ": the other sizes differ"
+                                       : ": the ranks differ");
+  }
   std::string why;
   if (failed(nn::concatShape(shapes, *axis, why)))
     return fail(site, why);
@@ -240,15 +273,16 @@ FailureOr<Values> buildReduce(GraphBuilder &graph, const LayerSite &site,
   StringRef kind = layerKindName(site.layer);
   SmallVector<int64_t> axes;
   for (int64_t axis : spec.axes()) {
-    FailureOr<int64_t> normalized = normalizeAxis(site, kind, "axes", axis, in[0]);
+    FailureOr<int64_t> normalized =
+        normalizeAxis(site, kind, "axes", axis, in[0]);
     if (failed(normalized))
       return failure();
     axes.push_back(*normalized);
   }
   llvm::sort(axes);
   std::string why;
-  if (failed(nn::reduceShape(GraphBuilder::shape(in[0]), axes,
-                             spec.keep_dims(), why)))
+  if (failed(nn::reduceShape(GraphBuilder::shape(in[0]), axes, spec.keep_dims(),
+                             why)))
     return site.errorAt(kind, "axes") << why;
   return build<OpTy>(graph, site, in[0], ArrayRef<int64_t>(axes),
                      spec.keep_dims());
@@ -259,8 +293,13 @@ FailureOr<Values> buildCompare(GraphBuilder &graph, const LayerSite &site,
   const spec::Compare &spec = site.layer.compare();
   if (failed(checkArity(site, in, spec.has_scalar() ? 1 : 2)))
     return failure();
-  Value rhs = spec.has_scalar() ? graph.scalar(site.loc, spec.scalar(),
-                                               GraphBuilder::elementType(in[0]))
+  Type element = GraphBuilder::elementType(in[0]);
+  if (spec.has_scalar() && !isa<FloatType>(element) &&
+      !isInteger(spec.scalar()))
+    return site.errorAt("compare", "scalar")
+           << "cannot compare " << in[0].getType() << " with the scalar "
+           << spec.scalar();
+  Value rhs = spec.has_scalar() ? graph.scalar(site.loc, spec.scalar(), element)
                                 : in[1];
   if (GraphBuilder::elementType(in[0]) != GraphBuilder::elementType(rhs))
     return site.error() << "inputs have different element types: "
@@ -293,8 +332,8 @@ FailureOr<Values> buildCast(GraphBuilder &graph, const LayerSite &site,
                             ArrayRef<Value> in) {
   if (failed(checkArity(site, in, 1)))
     return failure();
-  Type to = elementTypeOf(graph.builder().getContext(),
-                          site.layer.cast().dtype());
+  Type to =
+      elementTypeOf(graph.builder().getContext(), site.layer.cast().dtype());
   if (!to)
     return site.errorAt("cast", "dtype") << "cast needs a dtype";
   return build<nn::CastOp>(graph, site, in[0], TypeAttr::get(to));
@@ -374,8 +413,7 @@ FailureOr<Values> buildPrimitiveLayer(GraphBuilder &graph,
   case spec::Layer::kSoftmax:
     return buildSoftmax<nn::SoftmaxOp>(graph, site, in, layer.softmax());
   case spec::Layer::kLogSoftmax:
-    return buildSoftmax<nn::LogSoftmaxOp>(graph, site, in,
-                                          layer.log_softmax());
+    return buildSoftmax<nn::LogSoftmaxOp>(graph, site, in, layer.log_softmax());
   case spec::Layer::kReduceSum:
     return buildReduce<nn::ReduceSumOp>(graph, site, in, layer.reduce_sum());
   case spec::Layer::kReduceMean:

@@ -40,8 +40,8 @@ LogicalResult TrainingSection::build() {
   const spec::Model &model = spec.getModel();
   auto outputIt = llvm::find(model.outputs(), training.logits());
   if (outputIt == model.outputs().end())
-    return errorAt("logits") << "'" << training.logits()
-                             << "' is not one of the model outputs";
+    return errorAt("logits")
+           << "'" << training.logits() << "' is not one of the model outputs";
   unsigned outputIndex = std::distance(model.outputs().begin(), outputIt);
 
   const spec::Input &labels = training.labels();
@@ -50,6 +50,11 @@ LogicalResult TrainingSection::build() {
   if (labels.name().empty() || !labelElement ||
       !isa<IntegerType>(labelElement) || labelElement.isInteger(1))
     return errorAt("labels") << "labels need a name and an integer dtype";
+  if (llvm::any_of(model.inputs(), [&](const spec::Input &input) {
+        return input.name() == labels.name();
+      }))
+    return errorAt("labels")
+           << "labels '" << labels.name() << "' are named like a model input";
   FailureOr<SmallVector<int64_t>> labelShape =
       spec.resolveShape(labelCursor, "shape");
   if (failed(labelShape))
@@ -57,6 +62,9 @@ LogicalResult TrainingSection::build() {
   auto labelType = RankedTensorType::get(*labelShape, labelElement);
   auto logitsType =
       cast<RankedTensorType>(forward.getResultTypes()[outputIndex]);
+  if (!isa<FloatType>(logitsType.getElementType()))
+    return errorAt("logits") << "the loss needs float logits, but '"
+                             << training.logits() << "' is " << logitsType;
   std::string why;
   if (failed(nn::checkClassification(logitsType.getShape(), *labelShape, why)))
     return errorAt("labels") << why;
@@ -70,17 +78,17 @@ LogicalResult TrainingSection::build() {
   argTypes.push_back(labelType);
   b.setInsertionPointToEnd(module.getBody());
   Location loc = cursor.getLoc();
-  auto loss = func::FuncOp::create(b, loc, "loss",
-                                   b.getFunctionType(argTypes, {
-                                       RankedTensorType::get({}, b.getF32Type())}));
+  auto loss = func::FuncOp::create(
+      b, loc, "loss",
+      b.getFunctionType(argTypes, {RankedTensorType::get({}, b.getF32Type())}));
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     loss.setArgAttrs(i, forward.getArgAttrDict(i));
   loss.setArgAttr(argTypes.size() - 1, "nn.name",
                   b.getStringAttr(labels.name()));
   Block *body = loss.addEntryBlock();
   b.setInsertionPointToStart(body);
-  auto call = func::CallOp::create(b, loc, forward,
-                                   body->getArguments().drop_back());
+  auto call =
+      func::CallOp::create(b, loc, forward, body->getArguments().drop_back());
   Value logits = call.getResult(outputIndex);
   Value target = body->getArguments().back();
   const spec::Loss &lossSpec = training.loss();
@@ -90,8 +98,9 @@ LogicalResult TrainingSection::build() {
     const spec::CrossEntropy &ce = lossSpec.cross_entropy();
     double smoothing = ce.label_smoothing();
     if (!(smoothing >= 0.0 && smoothing <= 1.0))
-      return emitError(cursor.child("loss").child("cross_entropy").locationOf(
-                 "label_smoothing"))
+      return emitError(cursor.child("loss")
+                           .child("cross_entropy")
+                           .locationOf("label_smoothing"))
              << "training.loss.cross_entropy.label_smoothing: must be in "
                 "[0, 1], got "
              << smoothing;
@@ -104,10 +113,10 @@ LogicalResult TrainingSection::build() {
   }
   case spec::Loss::kNll: {
     const spec::NllLoss &nll = lossSpec.nll();
-    value = nn::NllLossOp::create(
-        b, loc, logits, target,
-        b.getI64IntegerAttr(nll.has_ignore_index() ? nll.ignore_index()
-                                                   : kTorchIgnoreIndex));
+    value = nn::NllLossOp::create(b, loc, logits, target,
+                                  b.getI64IntegerAttr(nll.has_ignore_index()
+                                                          ? nll.ignore_index()
+                                                          : kTorchIgnoreIndex));
     break;
   }
   case spec::Loss::KIND_NOT_SET:
@@ -150,8 +159,31 @@ FailureOr<NamedAttribute> TrainingSection::optimizer() {
   case spec::Optimizer::KIND_NOT_SET:
     return errorAt("optimizer") << "choose an optimizer: sgd, adam or adamw";
   }
+  // The ranges torch.optim checks, reported at the optimizer's fields.
+  spec::SpecCursor kindCursor = cursor.child("optimizer")
+                                    .child(spec.has_sgd()    ? "sgd"
+                                           : spec.has_adam() ? "adam"
+                                                             : "adamw");
+  auto errorIn = [&](StringRef field) {
+    return emitError(kindCursor.locationOf(field))
+           << kindCursor.pathOf(field) << ": ";
+  };
   if (!(lr > 0))
-    return errorAt("optimizer") << "the learning rate must be positive";
+    return errorIn("lr") << "the learning rate must be positive, got " << lr;
+  for (const NamedAttribute &field : fields) {
+    auto value = dyn_cast<FloatAttr>(field.getValue());
+    if (!value)
+      continue;
+    double x = value.getValueAsDouble();
+    StringRef name = field.getName().getValue();
+    bool beta = name == "beta1" || name == "beta2";
+    if (beta ? !(x >= 0 && x < 1) : !(x >= 0))
+      return errorIn(name) << (beta ? "must be in [0, 1), got "
+                                    : "must not be negative, got ")
+                           << x;
+  }
+  if (spec.has_sgd() && spec.sgd().nesterov() && !(spec.sgd().momentum() > 0))
+    return errorIn("nesterov") << "nesterov needs a positive momentum";
   add("lr", lr);
   return b.getNamedAttr("optimizer", b.getDictionaryAttr(fields));
 }
@@ -185,13 +217,14 @@ FailureOr<NamedAttribute> TrainingSection::schedule() {
     break;
   case spec::Schedule::kCosine:
     kind("cosine");
-    if (spec.cosine().warmup_steps() < 0 ||
-        failed(steps("total_steps", spec.cosine().total_steps())))
+    if (spec.cosine().warmup_steps() < 0)
+      return errorAt("schedule") << "warmup_steps must not be negative";
+    if (failed(steps("total_steps", spec.cosine().total_steps())))
       return failure();
     fields.push_back(b.getNamedAttr(
         "warmup_steps", b.getI64IntegerAttr(spec.cosine().warmup_steps())));
-    fields.push_back(b.getNamedAttr(
-        "min_lr", b.getF64FloatAttr(spec.cosine().min_lr())));
+    fields.push_back(
+        b.getNamedAttr("min_lr", b.getF64FloatAttr(spec.cosine().min_lr())));
     break;
   }
   return b.getNamedAttr("schedule", b.getDictionaryAttr(fields));
@@ -204,7 +237,7 @@ FailureOr<DictionaryAttr> TrainingSection::settings() {
   FailureOr<NamedAttribute> sched = schedule();
   if (failed(sched))
     return failure();
-  if (training.clip_grad_norm() < 0)
+  if (!(training.clip_grad_norm() >= 0))
     return errorAt("clip_grad_norm") << "must not be negative";
   SmallVector<NamedAttribute> fields = {
       *opt, *sched,

@@ -78,7 +78,8 @@ void printSummary(ModuleOp module, ArrayRef<ImportedLayer> layers,
     os << "ops in @" << func.getSymName() << ": " << total << "\n";
     SmallVector<std::pair<StringRef, unsigned>> sorted(histogram.begin(),
                                                        histogram.end());
-    llvm::stable_sort(sorted, [](auto &a, auto &b) { return a.second > b.second; });
+    llvm::stable_sort(sorted,
+                      [](auto &a, auto &b) { return a.second > b.second; });
     for (auto [name, count] : sorted)
       os << llvm::formatv("  {0,-24} {1,6}\n", name, count);
   }

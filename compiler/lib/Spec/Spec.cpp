@@ -39,7 +39,18 @@ const pb::FieldDescriptor *SpecCursor::field(StringRef name) const {
 Location SpecCursor::locationOf(StringRef name, int index) const {
   if (!tree)
     return loc;
-  pb::TextFormat::ParseLocation where = tree->GetLocation(field(name), index);
+  const pb::FieldDescriptor *descriptor = field(name);
+  // A repeated field as a whole is where its first element was written;
+  // protobuf aborts on an index that does not fit the field's kind.
+  if (!descriptor->is_repeated())
+    index = -1;
+  else if (index < 0)
+    index = 0;
+  pb::TextFormat::ParseLocation where = tree->GetLocation(descriptor, index);
+  // The list syntax (`shape: ["a", "b"]`) records one location, that of the
+  // field, for all of its elements.
+  if (where.line < 0 && index > 0)
+    where = tree->GetLocation(descriptor, 0);
   if (where.line < 0)
     return loc;
   auto file = cast<FileLineColLoc>(loc).getFilename();
@@ -78,6 +89,9 @@ public:
 
   void AddError(int line, pb::io::ColumnNumber column,
                 const std::string &message) override {
+    // Only the first error: the parser's later ones follow from it.
+    if (failed)
+      return;
     failed = true;
     emitError(FileLineColLoc::get(context, filename, line + 1, column + 1))
         << rephrase(message);
@@ -98,8 +112,13 @@ private:
     }
     if (text.consume_front("Message type \"transfuse.spec.")) {
       auto [type, rest] = text.split('"');
-      return ("in " + type + ": " + rest.ltrim()).str();
+      return (type + " " + rest.trim().rtrim('.')).str();
     }
+    // At the end of the text the tokenizer's current token is empty.
+    if (text.consume_back(", got: "))
+      return (text + ", got the end of the file" +
+              (text == "Expected identifier" ? " (a '}' is missing)" : ""))
+          .str();
     return message;
   }
 
@@ -153,9 +172,8 @@ LogicalResult Spec::applyDims(ArrayRef<DimOverride> overrides) {
       // Line 0: the error is about the file, not one of its lines.
       return emitError(FileLineColLoc::get(context, filename, 0, 0))
              << "-D " << override.name << "=" << override.value
-             << ": the spec has no dim named '" << override.name
-             << "' (dims: " << (known.empty() ? "none" : llvm::join(known, ", "))
-             << ")";
+             << ": the spec has no dim named '" << override.name << "' (dims: "
+             << (known.empty() ? "none" : llvm::join(known, ", ")) << ")";
     }
     it->second = override.value;
   }

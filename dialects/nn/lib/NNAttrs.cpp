@@ -83,8 +83,8 @@ LogicalResult InitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // would not survive a round trip through text.
   unsigned arity = initArity(kind);
   if ((arity < 1 && a != 0.0) || (arity < 2 && b != 0.0))
-    return emitError() << stringifyInitKind(kind)
-                       << " init takes " << arity << " numbers";
+    return emitError() << stringifyInitKind(kind) << " init takes " << arity
+                       << " numbers";
   if (kind == InitKind::uniform && !(a <= b))
     return emitError() << "uniform init needs low <= high, got (" << a << ", "
                        << b << ")";

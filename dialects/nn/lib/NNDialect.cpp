@@ -2,7 +2,6 @@
 #include "transfuse/Dialect/NN/NNDialect.h"
 #include "transfuse/Dialect/NN/NNOps.h"
 
-
 using namespace mlir;
 using namespace transfuse::nn;
 

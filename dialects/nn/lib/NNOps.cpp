@@ -46,9 +46,9 @@ static LogicalResult sameElementType(std::optional<Location> loc,
                                      const Operands &operands) {
   for (unsigned i = 1; i < operands.types.size(); ++i)
     if (operands.types[i] && operands.element(i) != operands.element(0))
-      return emitOptionalError(loc, "operand element types differ: ",
-                               operands.element(0), " and ",
-                               operands.element(i));
+      return emitOptionalError(
+          loc, "operand element types differ: ", operands.element(0), " and ",
+          operands.element(i));
   return success();
 }
 
@@ -66,8 +66,8 @@ enum class Elements { Any, Same };
 /// `rule(operands, why)`.
 template <typename Rule>
 static LogicalResult inferWith(std::optional<Location> loc, ValueRange values,
-                               Elements elements, SmallVectorImpl<Type> &results,
-                               Rule rule) {
+                               Elements elements,
+                               SmallVectorImpl<Type> &results, Rule rule) {
   Operands in(values);
   if (!in.valid ||
       (elements == Elements::Same && failed(sameElementType(loc, in))))
@@ -88,9 +88,8 @@ ParamLoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (!parameter)
     return emitOpError("'") << getName() << "' is not an nn.parameter";
   if (parameter.getType() != getType())
-    return emitOpError("type ")
-           << getType() << " differs from the parameter's "
-           << parameter.getType();
+    return emitOpError("type ") << getType() << " differs from the parameter's "
+                                << parameter.getType();
   return success();
 }
 
@@ -114,8 +113,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &results) {
   return inferWith(loc, adaptor.getOperands(), Elements::Any, results,
                    [&](const Operands &in, std::string &why) {
-                     return transposeShape(in.shape(0), adaptor.getPerm(),
-                                           why);
+                     return transposeShape(in.shape(0), adaptor.getPerm(), why);
                    });
 }
 
@@ -175,10 +173,9 @@ static LogicalResult inferBroadcast(std::optional<Location> loc,
 }
 
 #define NN_BINARY_INFERENCE(OP)                                                \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
     return inferBroadcast(loc, adaptor.getOperands(), std::nullopt, results);  \
   }
 NN_BINARY_INFERENCE(AddOp)
@@ -230,8 +227,7 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *,
 //===----------------------------------------------------------------------===//
 
 /// Softmax-like ops normalise along an axis of their operand.
-template <typename OpTy>
-static LogicalResult verifyAxis(OpTy op) {
+template <typename OpTy> static LogicalResult verifyAxis(OpTy op) {
   std::string why;
   if (failed(checkAxis(op.getType().getShape(), op.getAxis(), why)))
     return op.emitOpError(why);
@@ -242,11 +238,10 @@ LogicalResult SoftmaxOp::verify() { return verifyAxis(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifyAxis(*this); }
 
 #define NN_REDUCE_INFERENCE(OP)                                                \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
-    return inferWith(loc, adaptor.getOperands(), Elements::Any, results,      \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferWith(loc, adaptor.getOperands(), Elements::Any, results,       \
                      [&](const Operands &in, std::string &why) {               \
                        return reduceShape(in.shape(0), adaptor.getAxes(),      \
                                           adaptor.getKeepDims(), why);         \
@@ -299,8 +294,8 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
-  Operands in(ValueRange{adaptor.getQuery(), adaptor.getKey(),
-                         adaptor.getValue()});
+  Operands in(
+      ValueRange{adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()});
   if (!in.valid || failed(sameElementType(loc, in)))
     return failure();
   if (!(adaptor.getScale().convertToDouble() > 0.0))
@@ -327,10 +322,10 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "layer norm epsilon must be positive");
   return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
                    [&](const Operands &in, std::string &why) {
-                     return layerNormShape(
-                         in.shape(0), in.shape(1), in.shape(2),
-                         optionalShape(adaptor.getResidual()),
-                         adaptor.getAxis(), why);
+                     return layerNormShape(in.shape(0), in.shape(1),
+                                           in.shape(2),
+                                           optionalShape(adaptor.getResidual()),
+                                           adaptor.getAxis(), why);
                    });
 }
 

@@ -57,8 +57,8 @@ FailureOr<Shape> matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return result;
 }
 
-FailureOr<Shape> transposeShape(ArrayRef<int64_t> input,
-                                ArrayRef<int64_t> perm, std::string &why) {
+FailureOr<Shape> transposeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> perm,
+                                std::string &why) {
   if (perm.size() != input.size())
     return fail(why, "permutation of " + Twine(perm.size()) +
                          " entries for a tensor of rank " +

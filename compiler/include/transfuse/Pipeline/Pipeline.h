@@ -28,10 +28,9 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 /// Runs the phases after import, up to and including `last`, on `module`,
 /// honouring MLIR's pass-manager command-line options (IR printing, timing).
 /// `afterPhase` sees the module after import and after each later phase.
-mlir::LogicalResult
-runPipeline(mlir::ModuleOp module, Phase last,
-            llvm::function_ref<mlir::LogicalResult(Phase, mlir::ModuleOp)>
-                afterPhase);
+mlir::LogicalResult runPipeline(
+    mlir::ModuleOp module, Phase last,
+    llvm::function_ref<mlir::LogicalResult(Phase, mlir::ModuleOp)> afterPhase);
 
 /// A human-readable account of a module: inputs, outputs, the layers it was
 /// imported from, every parameter with its shape and init, and how many ops

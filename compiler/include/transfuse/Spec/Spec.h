@@ -41,7 +41,9 @@ public:
   /// The nested message in `field` (element `index` if repeated).
   SpecCursor child(llvm::StringRef field, int index = -1) const;
   /// Where `field` (element `index` if repeated) was written; this message's
-  /// own location when it was not written.
+  /// own location when it was not written. A repeated field written as a
+  /// list (`shape: ["a", "b"]`) has one location for all its elements, and
+  /// a repeated field without `index` is its first element.
   mlir::Location locationOf(llvm::StringRef field, int index = -1) const;
   /// `path.field` or `path.field[index]`.
   std::string pathOf(llvm::StringRef field, int index = -1) const;

@@ -49,7 +49,6 @@ def NN_InitAttr : NN_Attr<"Init", "init"> {
                         APFloatParameter<"">:$b);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
-  let skipDefaultBuilders = 1;
   let builders = [
     AttrBuilder<(ins "InitKind":$kind, CArg<"double", "0.0">:$a,
                      CArg<"double", "0.0">:$b), [{

@@ -32,8 +32,8 @@ bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to);
 
 FailureOr<Shape> matmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
                              std::string &why);
-FailureOr<Shape> transposeShape(ArrayRef<int64_t> input,
-                                ArrayRef<int64_t> perm, std::string &why);
+FailureOr<Shape> transposeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> perm,
+                                std::string &why);
 /// `target` may hold one -1, inferred from the element count.
 FailureOr<Shape> reshapeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> target,
                               std::string &why);
