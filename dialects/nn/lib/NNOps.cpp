@@ -300,13 +300,21 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     return failure();
   if (!(adaptor.getScale().convertToDouble() > 0.0))
     return emitOptionalError(loc, "attention scale must be positive");
+  double rate = adaptor.getDropout().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return emitOptionalError(loc, "attention dropout must be in [0, 1), got ",
+                             rate);
   Value mask = adaptor.getMask();
+  bool boolMask = false;
   if (mask) {
     Type maskElement = cast<RankedTensorType>(mask.getType()).getElementType();
-    if (!maskElement.isInteger(1) && maskElement != in.element(0))
+    boolMask = maskElement.isInteger(1);
+    if (!boolMask && maskElement != in.element(0))
       return emitOptionalError(loc, "mask must be i1 or ", in.element(0),
                                ", got ", maskElement);
   }
+  if (adaptor.getMaskFill() && !boolMask)
+    return emitOptionalError(loc, "mask_fill needs an i1 mask");
   std::string why;
   return setResult(loc,
                    attentionShape(in.shape(0), in.shape(1), in.shape(2),

@@ -734,6 +734,24 @@ func.func @dropout_rate_type(%a: tensor<4xf32>) {
 
 // -----
 
+func.func @attention_dropout_out_of_range(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+2 {{attention dropout must be in [0, 1), got 1}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q {dropout = 1.0 : f64, scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_fill_without_bool_mask(%q: tensor<1x2x3x4xf32>, %m: tensor<3x3xf32>) {
+  // expected-error @+2 {{mask_fill needs an i1 mask}}
+  // expected-error @+1 {{'nn.attention' op failed to infer returned types}}
+  %0 = nn.attention %q, %q, %q mask %m {mask_fill = -1.0e9 : f64, scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xf32>) -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
 func.func @attention_scale_zero(%q: tensor<1x2x3x4xf32>) {
   // expected-error @+2 {{attention scale must be positive}}
   // expected-error @+1 {{'nn.attention' op failed to infer returned types}}

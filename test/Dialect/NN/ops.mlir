@@ -295,6 +295,9 @@ func.func @attention(%q: tensor<2x4x5x8xf32>, %k: tensor<2x4x6x8xf32>,
   %2 = nn.attention %q, %k, %v mask %bias {scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<5x6xf32>) -> tensor<2x4x5x16xf32>
   // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
   %3 = nn.attention %q, %k, %v {causal, scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>) -> tensor<2x4x5x16xf32>
+  // A finite fill for hidden keys and dropout on the probabilities.
+  // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {dropout = 1.000000e-01 : f64, mask_fill = -1.000000e+09 : f64, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
+  %5 = nn.attention %q, %k, %v mask %pad {dropout = 0.1 : f64, mask_fill = -1.0e9 : f64, scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
   // CHECK: nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
   %4 = nn.attention %q, %k, %v mask %pad {causal, scale = 0.125 : f64} : (tensor<2x4x5x8xf32>, tensor<2x4x6x8xf32>, tensor<2x4x6x16xf32>, tensor<2x1x1x6xi1>) -> tensor<2x4x5x16xf32>
   return

@@ -304,13 +304,27 @@ def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
   let summary = "softmax(scale * q kᵀ + mask) v over [batch, heads, seq, dim]";
   let description = [{
     `q: [b, h, sq, dk]`, `k: [b, h, sk, dk]`, `v: [b, h, sk, dv]` give
-    `[b, h, sq, dv]`. `causal` hides key positions after the query's. The
-    optional mask broadcasts to `[b, h, sq, sk]`: an `i1` mask is true where a
-    key is hidden; a float mask is added to the scaled scores.
+    `[b, h, sq, dv]`:
+
+    ```
+    s = scale * q kᵀ
+    s[.., i, j] = -inf          where causal and j > i
+    s = where(mask, mask_fill, s)   for an i1 mask (true: the key is hidden)
+    s = s + mask                    for a float mask
+    o = dropout(softmax(s, -1), dropout) v
+    ```
+
+    The mask broadcasts to `[b, h, sq, sk]`. `mask_fill` is the value hidden
+    scores take (`-inf` when absent); a finite value such as `-1e9` keeps a
+    row whose keys are all hidden uniform instead of NaN, as
+    `masked_fill(-1e9)` does. `dropout` is the rate applied to the
+    probabilities in training; inference ignores it.
   }];
   let arguments = (ins NN_FloatTensor:$query, NN_FloatTensor:$key,
                        NN_FloatTensor:$value, Optional<NN_AnyTensor>:$mask,
-                       F64Attr:$scale, UnitAttr:$causal);
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
