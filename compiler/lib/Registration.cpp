@@ -1,6 +1,7 @@
 //===- Registration.cpp - Dialects and passes of Transfuse ----------------===//
 #include "transfuse/Registration.h"
 #include "transfuse/Dialect/NN/NNDialect.h"
+#include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,6 +15,9 @@ void registerDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect>();
 }
 
-void registerPasses() { mlir::registerTransformsPasses(); }
+void registerPasses() {
+  mlir::registerTransformsPasses();
+  registerTransfusePasses();
+}
 
 } // namespace transfuse

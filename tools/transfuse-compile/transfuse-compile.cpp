@@ -36,7 +36,7 @@ static cl::list<std::string>
                  cl::desc("Override a named size of the spec (batch, ...)"));
 static cl::opt<std::string>
     compileTo("compile-to", cl::init("graph"), cl::value_desc("phase"),
-              cl::desc("Stop after this phase (import, graph)"));
+              cl::desc("Stop after this phase (import, graph, fuse)"));
 enum class Emit { Mlir, Summary };
 static cl::opt<Emit> emit(
     "emit", cl::init(Emit::Mlir), cl::desc("What to write"),

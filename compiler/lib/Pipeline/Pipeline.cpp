@@ -1,6 +1,9 @@
 //===- Pipeline.cpp - The compilation phases ------------------------------===//
 #include "transfuse/Pipeline/Pipeline.h"
 
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
@@ -9,7 +12,7 @@ using namespace mlir;
 
 namespace transfuse {
 
-static constexpr Phase kPhases[] = {Phase::Import, Phase::Graph};
+static constexpr Phase kPhases[] = {Phase::Import, Phase::Graph, Phase::Fuse};
 
 ArrayRef<Phase> allPhases() { return kPhases; }
 
@@ -19,6 +22,8 @@ StringRef phaseName(Phase phase) {
     return "import";
   case Phase::Graph:
     return "graph";
+  case Phase::Fuse:
+    return "fuse";
   }
   llvm_unreachable("unknown phase");
 }
@@ -30,7 +35,11 @@ std::optional<Phase> parsePhase(StringRef name) {
   return std::nullopt;
 }
 
-/// The passes of one phase after import.
+/// How many rounds of the fusion passes the fuse phase runs at most; the
+/// seed models reach their fixed point in two.
+static constexpr int kMaxFuseRounds = 4;
+
+/// The passes of one phase after import, run once (or, for fuse, per round).
 static void addPhasePasses(Phase phase, PassManager &pm) {
   switch (phase) {
   case Phase::Import:
@@ -39,7 +48,40 @@ static void addPhasePasses(Phase phase, PassManager &pm) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     break;
+  case Phase::Fuse:
+    // Each pass sees the canonical form the previous one leaves: fused ops
+    // expose new shape-op chains for the canonicalizer to fold.
+    pm.addPass(createFuseAttention());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFuseLayerNorm());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFuseQKVProjections());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFuseMatmulEpilogue());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    break;
   }
+}
+
+/// Runs `phase`'s passes, repeating the fuse phase until the IR stops
+/// changing.
+static LogicalResult runPhase(Phase phase, ModuleOp module,
+                              TimingScope &timing) {
+  int rounds = phase == Phase::Fuse ? kMaxFuseRounds : 1;
+  for (int round = 0; round < rounds; ++round) {
+    PassManager pm(module->getName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(timing);
+    addPhasePasses(phase, pm);
+    OperationFingerPrint before(module);
+    if (failed(pm.run(module)))
+      return failure();
+    if (OperationFingerPrint(module) == before)
+      break;
+  }
+  return success();
 }
 
 LogicalResult
@@ -50,13 +92,8 @@ runPipeline(ModuleOp module, Phase last,
   TimingScope rootTiming = timing.getRootScope();
   for (Phase phase : kPhases) {
     if (phase != Phase::Import) {
-      PassManager pm(module->getName());
-      if (failed(applyPassManagerCLOptions(pm)))
-        return failure();
       TimingScope phaseTiming = rootTiming.nest(phaseName(phase));
-      pm.enableTiming(phaseTiming);
-      addPhasePasses(phase, pm);
-      if (failed(pm.run(module)))
+      if (failed(runPhase(phase, module, phaseTiming)))
         return failure();
     }
     if (failed(afterPhase(phase, module)))

@@ -19,6 +19,9 @@ enum class Phase {
   /// Verified, canonicalized (constants folded), common subexpressions
   /// eliminated.
   Graph,
+  /// Attention, layer norm, q/k/v projections and matmul epilogues fused,
+  /// with canonicalization in between, to a fixed point.
+  Fuse,
 };
 
 llvm::ArrayRef<Phase> allPhases();

@@ -1,0 +1,19 @@
+//===- Passes.h - Transfuse's passes on the nn dialect --------------------===//
+#ifndef TRANSFUSE_TRANSFORMS_PASSES_H
+#define TRANSFUSE_TRANSFORMS_PASSES_H
+
+#include "transfuse/Dialect/NN/NNDialect.h"
+
+#include "mlir/Pass/Pass.h"
+
+namespace transfuse {
+
+#define GEN_PASS_DECL
+#include "transfuse/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "transfuse/Transforms/Passes.h.inc"
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_TRANSFORMS_PASSES_H

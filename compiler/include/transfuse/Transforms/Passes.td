@@ -1,0 +1,67 @@
+#ifndef TRANSFUSE_TRANSFORMS_PASSES
+#define TRANSFUSE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FuseAttention : Pass<"nn-fuse-attention"> {
+  let summary = "Replaces softmax(q kᵀ · scale + masks) v with nn.attention";
+  let description = [{
+    Finds scaled dot-product attention written in primitive ops and replaces
+    it with one `nn.attention`. It anchors on `matmul(p, v)` where `p` is a
+    softmax over the last axis (optionally followed by dropout) and walks the
+    scores back to `matmul(q, kᵀ)`, accepting on the way:
+
+    - constant scalar scales (`div` / `mul`) on the scores, and on q and on
+      k, also before a head split (`reshape` / `transpose`);
+    - `masked_fill` with an `i1` mask and any fill value (`-inf`, `-1e9`),
+      and `add` of a float mask (`-inf` / `-1e9` constants, `0/1` masks made
+      additive);
+    - a causal mask, as `nn.triangular_mask {diagonal = 1}` or an equal
+      constant (boolean or additive), which becomes the `causal` flag.
+
+    Heads may be split (`[b, h, s, d]`) or folded into the batch
+    (`[b·h, s, d]`, reshaped around the fused op). At most one mask that is
+    not causal is kept (`mask` operand). The graph is left alone when the
+    softmax is over another axis, a scale is not a constant, a mask does not
+    broadcast to the scores, or the scores or probabilities have another
+    user (attention weights that are also returned).
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+def FuseLayerNorm : Pass<"nn-fuse-layer-norm"> {
+  let summary = "Replaces mean / variance / normalise / affine with nn.layer_norm";
+  let description = [{
+    Matches `(x - mean(x)) · rsqrt(var + eps) · gamma + beta` (or
+    `/ sqrt(var + eps)`), where the variance is `mean((x - μ)²)` or
+    `mean(x²) - μ²` over the trailing axes, and replaces it with
+    `nn.layer_norm`. A layer norm of `a + b` (same shapes) then takes the sum
+    as its `residual` form, the post-LN sublayer connection.
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+def FuseQKVProjections : Pass<"nn-fuse-qkv-projections"> {
+  let summary = "One matmul for the q, k and v projections of one input";
+  let description = [{
+    For each `nn.attention`, finds the Linear projections (`x Wᵀ + b` of
+    parameters) that produce its query, key and value. Those that read the
+    same input (q, k and v of self-attention; k and v of cross-attention)
+    become one matmul with the weights and biases concatenated, and slices
+    of its result. The parameters keep their own names: the concatenation
+    is a view of them the backend may materialise once.
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+def FuseMatmulEpilogue : Pass<"nn-fuse-matmul-epilogue"> {
+  let summary = "matmul + bias + ReLU/GELU into nn.fused_matmul";
+  let description = [{
+    Folds a transposed Linear weight into `transpose_rhs`, a bias added along
+    the last axis into `bias`, and a following ReLU or GELU into
+    `activation` of one `nn.fused_matmul`.
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+#endif // TRANSFUSE_TRANSFORMS_PASSES
