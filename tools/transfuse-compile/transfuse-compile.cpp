@@ -35,7 +35,7 @@ static cl::list<std::string>
     dimOverrides("D", cl::Prefix, cl::value_desc("name=value"),
                  cl::desc("Override a named size of the spec (batch, ...)"));
 static cl::opt<std::string>
-    compileTo("compile-to", cl::init("graph"), cl::value_desc("phase"),
+    compileTo("compile-to", cl::init("fuse"), cl::value_desc("phase"),
               cl::desc("Stop after this phase (import, graph, fuse)"));
 enum class Emit { Mlir, Summary };
 static cl::opt<Emit> emit(
