@@ -23,7 +23,7 @@ build:
 demo: deps build
 	@for model in models/*.pbtxt; do \
 	  echo "== $$model"; \
-	  $(BUILD)/bin/transfuse-compile $$model --compile-to=graph --emit=summary || exit 1; \
+	  $(BUILD)/bin/transfuse-compile $$model --compile-to=fuse --emit=summary || exit 1; \
 	done
 
 test: deps build
