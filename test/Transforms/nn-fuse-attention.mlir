@@ -153,12 +153,31 @@ func.func @key_padding_mask(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x6x8xf32>, %v
 
 // -----
 
-// Causal and key padding together (the decoder's self-attention), the
-// padding filled with -inf: no mask_fill, the default.
+// Causal and key padding together (the decoder's self-attention), both
+// filled with -1e9: every hidden key takes the one mask_fill.
 // CHECK-LABEL: func.func @causal_and_padding
 // CHECK-SAME:    %[[PAD:[a-z0-9_]+]]: tensor<2x1x1x4xi1>
-// CHECK:         nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[PAD]] {causal, scale = 1.000000e+00 : f64}
+// CHECK:         nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[PAD]] {causal, mask_fill = -1.000000e+09 : f64, scale = 1.000000e+00 : f64}
 func.func @causal_and_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x8xf32> {
+  %future = nn.triangular_mask {diagonal = 1 : i64} : tensor<4x4xi1>
+  %kt = nn.transpose %k [0, 1, 3, 2] : tensor<2x2x4x8xf32> -> tensor<2x2x8x4xf32>
+  %s = nn.matmul %q, %kt : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+  %m1 = nn.masked_fill %s, %future, -1.0e9 : (tensor<2x2x4x4xf32>, tensor<4x4xi1>) -> tensor<2x2x4x4xf32>
+  %m2 = nn.masked_fill %m1, %pad, -1.0e9 : (tensor<2x2x4x4xf32>, tensor<2x1x1x4xi1>) -> tensor<2x2x4x4xf32>
+  %p = nn.softmax %m2 {axis = 3 : i64} : tensor<2x2x4x4xf32>
+  %o = nn.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+  return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// Must not fuse: causal hidden with -1e9 but padding with -inf. A query
+// whose visible keys are all padding sees the future keys at -1e9 here; one
+// fill cannot express that.
+// CHECK-LABEL: func.func @causal_and_padding_fills_differ
+// CHECK-COUNT-2: nn.masked_fill
+// CHECK-NOT:     nn.attention
+func.func @causal_and_padding_fills_differ(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, %v: tensor<2x2x4x8xf32>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x8xf32> {
   %future = nn.triangular_mask {diagonal = 1 : i64} : tensor<4x4xi1>
   %kt = nn.transpose %k [0, 1, 3, 2] : tensor<2x2x4x8xf32> -> tensor<2x2x8x4xf32>
   %s = nn.matmul %q, %kt : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
@@ -167,6 +186,42 @@ func.func @causal_and_padding(%q: tensor<2x2x4x8xf32>, %k: tensor<2x2x4x8xf32>, 
   %p = nn.softmax %m2 {axis = 3 : i64} : tensor<2x2x4x4xf32>
   %o = nn.matmul %p, %v : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
   return %o : tensor<2x2x4x8xf32>
+}
+
+// -----
+
+// Causal as an additive -inf constant next to an additive padding mask:
+// -inf plus anything stays -inf, so the flag is exact.
+// CHECK-LABEL: func.func @causal_inf_and_additive_mask
+// CHECK-SAME:    %[[M:[a-z0-9_]+]]: tensor<1x1x1x2xf32>
+// CHECK:         nn.attention %{{.*}}, %{{.*}}, %{{.*}} mask %[[M]] {causal, scale = 1.000000e+00 : f64}
+func.func @causal_inf_and_additive_mask(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x2x4xf32>, %v: tensor<1x1x2x4xf32>, %m: tensor<1x1x1x2xf32>) -> tensor<1x1x2x4xf32> {
+  %future = arith.constant dense<[[0.0, 0xFF800000], [0.0, 0.0]]> : tensor<2x2xf32>
+  %kt = nn.transpose %k [0, 1, 3, 2] : tensor<1x1x2x4xf32> -> tensor<1x1x4x2xf32>
+  %s = nn.matmul %q, %kt : (tensor<1x1x2x4xf32>, tensor<1x1x4x2xf32>) -> tensor<1x1x2x2xf32>
+  %a = nn.add %s, %future : (tensor<1x1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2x2xf32>
+  %b = nn.add %a, %m : (tensor<1x1x2x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x1x2x2xf32>
+  %p = nn.softmax %b {axis = 3 : i64} : tensor<1x1x2x2xf32>
+  %o = nn.matmul %p, %v : (tensor<1x1x2x2xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
+  return %o : tensor<1x1x2x4xf32>
+}
+
+// -----
+
+// Must not fuse: a finite (-1e9) additive causal mask next to an additive
+// padding mask differs from the flag on rows that see no key.
+// CHECK-LABEL: func.func @causal_finite_and_additive_mask
+// CHECK-COUNT-2: nn.add
+// CHECK-NOT:     nn.attention
+func.func @causal_finite_and_additive_mask(%q: tensor<1x1x2x4xf32>, %k: tensor<1x1x2x4xf32>, %v: tensor<1x1x2x4xf32>, %m: tensor<1x1x1x2xf32>) -> tensor<1x1x2x4xf32> {
+  %future = arith.constant dense<[[0.0, -1.0e9], [0.0, 0.0]]> : tensor<2x2xf32>
+  %kt = nn.transpose %k [0, 1, 3, 2] : tensor<1x1x2x4xf32> -> tensor<1x1x4x2xf32>
+  %s = nn.matmul %q, %kt : (tensor<1x1x2x4xf32>, tensor<1x1x4x2xf32>) -> tensor<1x1x2x2xf32>
+  %a = nn.add %s, %future : (tensor<1x1x2x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2x2xf32>
+  %b = nn.add %a, %m : (tensor<1x1x2x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x1x2x2xf32>
+  %p = nn.softmax %b {axis = 3 : i64} : tensor<1x1x2x2xf32>
+  %o = nn.matmul %p, %v : (tensor<1x1x2x2xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
+  return %o : tensor<1x1x2x4xf32>
 }
 
 // -----

@@ -36,6 +36,8 @@ struct Scores {
   /// The product of the scales on the scores.
   double scale = 1.0;
   bool causal = false;
+  /// The value the causal mask gives the future keys, as the softmax sees it.
+  double causalFill = 0.0;
   /// The one mask that is not causal: i1 (with `fill`) or additive.
   Value mask;
   /// The value an i1 mask writes, as seen by the softmax.
@@ -91,27 +93,47 @@ bool isCausalBoolMask(Value mask, int64_t sq, int64_t sk) {
                                 [](bool v) -> std::optional<bool> { return v; });
 }
 
-/// A float mask 0 on the visible keys and hiding (-inf, -1e9) the future.
-bool isCausalAdditiveMask(Value mask, int64_t sq, int64_t sk) {
+/// For a float mask 0 on the visible keys and one hiding value (-inf,
+/// -1e9) on the future ones, that value.
+std::optional<double> causalAdditiveFill(Value mask, int64_t sq, int64_t sk) {
   FailureOr<Value> base = stripUnitDims(mask);
   DenseFPElementsAttr attr;
   if (failed(base) || !matchPattern(*base, m_Constant(&attr)))
-    return false;
-  return isCausalConstant<APFloat>(
-      attr, sq, sk, [](APFloat v) -> std::optional<bool> {
+    return std::nullopt;
+  std::optional<double> fill;
+  bool causal = isCausalConstant<APFloat>(
+      attr, sq, sk, [&](APFloat v) -> std::optional<bool> {
         double x = v.convertToDouble();
         if (x == 0.0)
           return false;
-        if (x <= kHidingValue)
-          return true;
-        return std::nullopt;
+        if (x > kHidingValue || (fill && *fill != x))
+          return std::nullopt;
+        fill = x;
+        return true;
       });
+  return causal ? fill : std::nullopt;
 }
 
 /// Ops through which the scores flow on their way to the softmax.
 bool isScoreOp(Operation *op) {
   return isa_and_present<nn::MatmulOp, nn::DivOp, nn::MulOp, nn::MaskedFillOp,
                          nn::AddOp>(op);
+}
+
+/// nn.attention gives every hidden key one value: the future keys and those
+/// of an i1 mask take `mask_fill`, a float mask is added after. Alone, the
+/// causal mask's fill does not matter (every query sees its own key), but
+/// next to another mask a query may see no key at all, and then the fills
+/// decide the result: they must be the same, or -inf under an additive mask.
+LogicalResult checkHiddenKeys(const Scores &scores) {
+  if (!scores.causal || !scores.mask)
+    return success();
+  bool boolMask =
+      cast<RankedTensorType>(scores.mask.getType()).getElementType().isInteger(
+          1);
+  if (boolMask)
+    return success(scores.causalFill == scores.fill);
+  return success(std::isinf(scores.causalFill) && scores.causalFill < 0);
 }
 
 /// Walks from the softmax input back to `q kᵀ`. Every op on the way must
@@ -127,6 +149,8 @@ FailureOr<Scores> matchScores(Value softmaxInput) {
       return failure();
     if (auto qk = dyn_cast<nn::MatmulOp>(op)) {
       scores.qk = qk;
+      if (failed(checkHiddenKeys(scores)))
+        return failure();
       return scores;
     }
     if (auto scale = matchScalarScale(op)) {
@@ -136,8 +160,10 @@ FailureOr<Scores> matchScores(Value softmaxInput) {
     }
     if (auto fill = dyn_cast<nn::MaskedFillOp>(op)) {
       double value = fill.getValue().convertToDouble() * scores.scale;
-      if (value <= kHidingValue && isCausalBoolMask(fill.getMask(), sq, sk)) {
+      if (!scores.causal && value <= kHidingValue &&
+          isCausalBoolMask(fill.getMask(), sq, sk)) {
         scores.causal = true;
+        scores.causalFill = value;
       } else {
         if (scores.mask)
           return failure();
@@ -156,8 +182,10 @@ FailureOr<Scores> matchScores(Value softmaxInput) {
       Value mask = lhsIsScores ? add.getRhs() : add.getLhs();
       if (chain.getType() != add.getType())
         return failure();
-      if (isCausalAdditiveMask(mask, sq, sk)) {
+      std::optional<double> causalFill = causalAdditiveFill(mask, sq, sk);
+      if (!scores.causal && causalFill) {
         scores.causal = true;
+        scores.causalFill = *causalFill * scores.scale;
       } else {
         if (scores.mask)
           return failure();

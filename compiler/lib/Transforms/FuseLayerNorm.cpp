@@ -25,7 +25,10 @@ using namespace transfuse::fusion;
 namespace {
 
 /// `mean(x)` over the trailing axes from `axis`, keeping dims: x and axis.
+/// `value` may be null: what matchSquare returns when it does not match.
 std::optional<std::pair<Value, int64_t>> matchTrailingMean(Value value) {
+  if (!value)
+    return std::nullopt;
   auto mean = value.getDefiningOp<nn::ReduceMeanOp>();
   if (!mean || !mean.getKeepDims())
     return std::nullopt;
@@ -36,8 +39,10 @@ std::optional<std::pair<Value, int64_t>> matchTrailingMean(Value value) {
   return std::make_pair(mean.getInput(), axes.front());
 }
 
-/// `x - mean(x)`: x and the axis.
+/// `x - mean(x)`: x and the axis. `value` may be null, as above.
 std::optional<std::pair<Value, int64_t>> matchCentred(Value value) {
+  if (!value)
+    return std::nullopt;
   auto sub = value.getDefiningOp<nn::SubOp>();
   if (!sub)
     return std::nullopt;
@@ -47,7 +52,7 @@ std::optional<std::pair<Value, int64_t>> matchCentred(Value value) {
   return mean;
 }
 
-/// `a * a`: a.
+/// `a * a`: a, or null.
 Value matchSquare(Value value) {
   auto mul = value.getDefiningOp<nn::MulOp>();
   return mul && mul.getLhs() == mul.getRhs() ? mul.getLhs() : Value();

@@ -35,15 +35,17 @@ struct Projection {
   nn::ParamLoadOp bias;
 };
 
+int64_t outFeatures(Projection projection) {
+  return cast<RankedTensorType>(projection.weight.getType()).getDimSize(0);
+}
+
 std::optional<Projection> matchProjection(Value value) {
   Projection projection{value};
   Value product = value;
   if (auto add = value.getDefiningOp<nn::AddOp>()) {
     product = add.getLhs();
     projection.bias = add.getRhs().getDefiningOp<nn::ParamLoadOp>();
-    if (!projection.bias ||
-        cast<RankedTensorType>(projection.bias.getType()).getRank() != 1 ||
-        product.getType() != add.getType())
+    if (!projection.bias || product.getType() != add.getType())
       return std::nullopt;
   }
   auto matmul = product.getDefiningOp<nn::MatmulOp>();
@@ -56,6 +58,14 @@ std::optional<Projection> matchProjection(Value value) {
   if (!projection.weight ||
       cast<RankedTensorType>(projection.weight.getType()).getRank() != 2)
     return std::nullopt;
+  // One bias per output feature: a bias that broadcasts ([1]) would not line
+  // up with the others in the concatenation.
+  if (projection.bias) {
+    ArrayRef<int64_t> biasShape =
+        cast<RankedTensorType>(projection.bias.getType()).getShape();
+    if (biasShape.size() != 1 || biasShape[0] != outFeatures(projection))
+      return std::nullopt;
+  }
   projection.input = matmul.getLhs();
   return projection;
 }
@@ -68,10 +78,6 @@ std::optional<Projection> traceProjection(Value operand) {
     operand = op->getOperand(0);
   }
   return matchProjection(operand);
-}
-
-int64_t outFeatures(Projection projection) {
-  return cast<RankedTensorType>(projection.weight.getType()).getDimSize(0);
 }
 
 struct FuseProjectionsPattern : OpRewritePattern<nn::AttentionOp> {

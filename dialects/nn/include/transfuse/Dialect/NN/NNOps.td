@@ -308,15 +308,15 @@ def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
 
     ```
     s = scale * q kᵀ
-    s[.., i, j] = -inf          where causal and j > i
-    s = where(mask, mask_fill, s)   for an i1 mask (true: the key is hidden)
-    s = s + mask                    for a float mask
+    hidden = (causal and j > i) or mask     for an i1 mask (true: hidden)
+    s = where(hidden, mask_fill, s)
+    s = s + mask                            for a float mask
     o = dropout(softmax(s, -1), dropout) v
     ```
 
-    The mask broadcasts to `[b, h, sq, sk]`. `mask_fill` is the value hidden
-    scores take (`-inf` when absent); a finite value such as `-1e9` keeps a
-    row whose keys are all hidden uniform instead of NaN, as
+    The mask broadcasts to `[b, h, sq, sk]`. `mask_fill` is the value every
+    hidden score takes (`-inf` when absent); a finite value such as `-1e9`
+    keeps a row whose keys are all hidden uniform instead of NaN, as
     `masked_fill(-1e9)` does. `dropout` is the rate applied to the
     probabilities in training; inference ignores it.
   }];
