@@ -219,9 +219,9 @@ TEST(ParseDimOverride, TrimsSpaces) {
 }
 
 TEST(ParseDimOverride, RejectsMalformedArguments) {
-  for (const char *argument :
-       {"=8", "batch=", "batch=8x", "batch=eight", "batch=1.5",
-        "batch=99999999999999999999", "batch=8=9"}) {
+  for (const char *argument : {"batch", "=8", "batch=", "batch=0", "batch=-3",
+                               "batch=8x", "batch=eight", "batch=1.5",
+                               "batch=99999999999999999999", "batch=8=9"}) {
     std::string why;
     EXPECT_TRUE(mlir::failed(parseDimOverride(argument, why))) << argument;
     EXPECT_EQ(why, "-D " + std::string(argument) +

@@ -89,8 +89,8 @@ bool isCausalBoolMask(Value mask, int64_t sq, int64_t sk) {
   DenseIntElementsAttr attr;
   if (!matchPattern(*base, m_Constant(&attr)))
     return false;
-  return isCausalConstant<bool>(attr, sq, sk,
-                                [](bool v) -> std::optional<bool> { return v; });
+  return isCausalConstant<bool>(
+      attr, sq, sk, [](bool v) -> std::optional<bool> { return v; });
 }
 
 /// For a float mask 0 on the visible keys and one hiding value (-inf,
@@ -128,9 +128,9 @@ bool isScoreOp(Operation *op) {
 LogicalResult checkHiddenKeys(const Scores &scores) {
   if (!scores.causal || !scores.mask)
     return success();
-  bool boolMask =
-      cast<RankedTensorType>(scores.mask.getType()).getElementType().isInteger(
-          1);
+  bool boolMask = cast<RankedTensorType>(scores.mask.getType())
+                      .getElementType()
+                      .isInteger(1);
   if (boolMask)
     return success(scores.causalFill == scores.fill);
   return success(std::isinf(scores.causalFill) && scores.causalFill < 0);
@@ -263,8 +263,8 @@ struct FuseAttentionPattern : OpRewritePattern<nn::MatmulOp> {
 
     Value mask = scores->mask;
     FloatAttr fill;
-    if (mask && cast<RankedTensorType>(mask.getType()).getElementType()
-                    .isInteger(1)) {
+    if (mask &&
+        cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1)) {
       if (!std::isinf(scores->fill))
         fill = rewriter.getF64FloatAttr(scores->fill);
     } else if (mask && scores->maskScale != 1.0) {

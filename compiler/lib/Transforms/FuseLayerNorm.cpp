@@ -34,7 +34,8 @@ std::optional<std::pair<Value, int64_t>> matchTrailingMean(Value value) {
     return std::nullopt;
   int64_t rank = cast<RankedTensorType>(mean.getInput().getType()).getRank();
   ArrayRef<int64_t> axes = mean.getAxes();
-  if (axes.empty() || !llvm::equal(axes, llvm::seq<int64_t>(axes.front(), rank)))
+  if (axes.empty() ||
+      !llvm::equal(axes, llvm::seq<int64_t>(axes.front(), rank)))
     return std::nullopt;
   return std::make_pair(mean.getInput(), axes.front());
 }
@@ -81,9 +82,8 @@ std::optional<double> matchVariancePlusEpsilon(Value value, Value x,
   auto add = value.getDefiningOp<nn::AddOp>();
   if (!add)
     return std::nullopt;
-  for (auto [variance, epsilon] :
-       {std::pair(add.getLhs(), add.getRhs()),
-        std::pair(add.getRhs(), add.getLhs())}) {
+  for (auto [variance, epsilon] : {std::pair(add.getLhs(), add.getRhs()),
+                                   std::pair(add.getRhs(), add.getLhs())}) {
     std::optional<double> eps = getScalarConstant(epsilon);
     if (eps && *eps > 0.0 && variance.getType() == add.getType() &&
         isVariance(variance, x, axis))
@@ -98,39 +98,34 @@ struct Normalized {
   double epsilon;
 };
 
-/// `(x - μ) * rsqrt(σ² + ε)` in either order, or `(x - μ) / sqrt(σ² + ε)`.
-std::optional<Normalized> matchNormalized(Value value) {
-  auto tryPair = [](Value centredValue,
-                    Value inverseStd) -> std::optional<Normalized> {
-    auto centred = matchCentred(centredValue);
-    if (!centred)
-      return std::nullopt;
-    auto rsqrt = inverseStd.getDefiningOp<nn::RsqrtOp>();
-    if (!rsqrt)
-      return std::nullopt;
-    auto eps = matchVariancePlusEpsilon(rsqrt.getInput(), centred->first,
-                                        centred->second);
-    if (!eps)
-      return std::nullopt;
-    return Normalized{centred->first, centred->second, *eps};
-  };
-  if (auto mul = value.getDefiningOp<nn::MulOp>()) {
-    if (auto n = tryPair(mul.getLhs(), mul.getRhs()))
-      return n;
-    return tryPair(mul.getRhs(), mul.getLhs());
-  }
-  auto div = value.getDefiningOp<nn::DivOp>();
-  if (!div)
+/// `x - μ` and `σ² + ε` of the same x over the same axes.
+std::optional<Normalized> matchParts(Value centredValue,
+                                     Value variancePlusEpsilon) {
+  auto centred = matchCentred(centredValue);
+  if (!centred)
     return std::nullopt;
-  auto centred = matchCentred(div.getLhs());
-  auto sqrt = div.getRhs().getDefiningOp<nn::SqrtOp>();
-  if (!centred || !sqrt)
-    return std::nullopt;
-  auto eps = matchVariancePlusEpsilon(sqrt.getInput(), centred->first,
+  auto eps = matchVariancePlusEpsilon(variancePlusEpsilon, centred->first,
                                       centred->second);
   if (!eps)
     return std::nullopt;
   return Normalized{centred->first, centred->second, *eps};
+}
+
+/// `(x - μ) * rsqrt(σ² + ε)` in either order, or `(x - μ) / sqrt(σ² + ε)`.
+std::optional<Normalized> matchNormalized(Value value) {
+  if (auto mul = value.getDefiningOp<nn::MulOp>()) {
+    for (auto [centred, inverseStd] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                       std::pair(mul.getRhs(), mul.getLhs())})
+      if (auto rsqrt = inverseStd.getDefiningOp<nn::RsqrtOp>())
+        if (auto normalized = matchParts(centred, rsqrt.getInput()))
+          return normalized;
+    return std::nullopt;
+  }
+  auto div = value.getDefiningOp<nn::DivOp>();
+  auto sqrt = div ? div.getRhs().getDefiningOp<nn::SqrtOp>() : nn::SqrtOp();
+  if (!sqrt)
+    return std::nullopt;
+  return matchParts(div.getLhs(), sqrt.getInput());
 }
 
 /// normalized(x) * γ + β, anchored on the final add.

@@ -109,8 +109,7 @@ struct AbsorbBias : OpRewritePattern<nn::AddOp> {
 };
 
 /// relu / gelu of a product without an activation.
-template <typename OpTy>
-struct AbsorbActivation : OpRewritePattern<OpTy> {
+template <typename OpTy> struct AbsorbActivation : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,

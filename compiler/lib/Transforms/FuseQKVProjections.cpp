@@ -139,19 +139,19 @@ struct FuseProjectionsPattern : OpRewritePattern<nn::AttentionOp> {
         biases.push_back(load(p.bias));
     }
     Value weight = nn::ConcatOp::create(rewriter, loc, weights, 0);
-    Value product = nn::MatmulOp::create(
-        rewriter, loc, input,
-        nn::TransposeOp::create(rewriter, loc, weight,
-                                ArrayRef<int64_t>{1, 0}));
+    Value product =
+        nn::MatmulOp::create(rewriter, loc, input,
+                             nn::TransposeOp::create(rewriter, loc, weight,
+                                                     ArrayRef<int64_t>{1, 0}));
     if (!biases.empty())
-      product = nn::AddOp::create(
-          rewriter, loc, product, nn::ConcatOp::create(rewriter, loc, biases, 0));
+      product =
+          nn::AddOp::create(rewriter, loc, product,
+                            nn::ConcatOp::create(rewriter, loc, biases, 0));
     auto shape = cast<RankedTensorType>(product.getType()).getShape();
     SmallVector<int64_t> offsets(shape.size(), 0), sizes(shape);
     for (Projection p : group) {
       sizes.back() = outFeatures(p);
-      Value slice =
-          nn::SliceOp::create(rewriter, loc, product, offsets, sizes);
+      Value slice = nn::SliceOp::create(rewriter, loc, product, offsets, sizes);
       rewriter.replaceAllUsesWith(p.result, slice);
       offsets.back() += sizes.back();
     }

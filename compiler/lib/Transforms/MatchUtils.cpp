@@ -54,9 +54,9 @@ PeeledScale peelScalarScales(PatternRewriter &rewriter, Value value) {
     factor *= scale->second;
     current = scale->first;
   }
-  if (!matchScalarScale((shapeOps.empty() ? value
-                                          : shapeOps.back()->getOperand(0))
-                            .getDefiningOp()))
+  if (!matchScalarScale(
+          (shapeOps.empty() ? value : shapeOps.back()->getOperand(0))
+              .getDefiningOp()))
     return {value, 1.0};
   // Rebuild the shape ops, innermost first, on the unscaled value.
   for (Operation *shapeOp : llvm::reverse(shapeOps)) {

@@ -1,4 +1,5 @@
-//===- MatchUtils.h - Small matchers shared by the fusion passes -*- C++ -*-===//
+//===- MatchUtils.h - Small matchers shared by the fusion passes -*- C++
+//-*-===//
 #ifndef TRANSFUSE_LIB_TRANSFORMS_MATCHUTILS_H
 #define TRANSFUSE_LIB_TRANSFORMS_MATCHUTILS_H
 
