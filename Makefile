@@ -5,8 +5,10 @@ PROTOBUF_VERSION := 3.21.12-3+deb12u1
 PACKAGES := cmake ninja-build g++ libgtest-dev \
 	llvm-22-dev=$(LLVM_VERSION) libmlir-22-dev=$(LLVM_VERSION) \
 	mlir-22-tools=$(LLVM_VERSION) llvm-22-tools=$(LLVM_VERSION) \
+	liblld-22-dev=$(LLVM_VERSION) zlib1g-dev libzstd-dev \
 	protobuf-compiler=$(PROTOBUF_VERSION) libprotobuf-dev=$(PROTOBUF_VERSION) \
-	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy
+	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy \
+	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev
 BUILD := build
 JOBS ?= $(shell nproc)
 

@@ -3,20 +3,27 @@
 #include "transfuse/Dialect/NN/NNDialect.h"
 #include "transfuse/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 namespace transfuse {
 
 void registerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<nn::NNDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect>();
+  // The code generation phases go through linalg, bufferization, scf and
+  // the LLVM dialect: every upstream dialect, with its interface models.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  registry.insert<nn::NNDialect>();
 }
 
 void registerPasses() {
-  mlir::registerTransformsPasses();
+  mlir::registerAllPasses();
   registerTransfusePasses();
 }
 

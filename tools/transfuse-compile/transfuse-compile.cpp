@@ -1,11 +1,14 @@
 //===- transfuse-compile.cpp - Model spec to compiled IR ------------------===//
 //
 //   transfuse-compile model.pbtxt [-D batch=32] [--compile-to=PHASE]
-//                     [--emit=mlir|summary] [-o FILE] [--dump-phases-to=DIR]
+//                     [--emit=mlir|summary|llvm|artifact] [-o FILE]
+//                     [--target=cpu] [--cpu=NAME] [--dump-phases-to=DIR]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
 // Errors in the spec are printed as file:line:col with the offending line.
 //===----------------------------------------------------------------------===//
+#include "transfuse/Backend/Artifact.h"
+#include "transfuse/Backend/CPUBackend.h"
 #include "transfuse/Import/Importer.h"
 #include "transfuse/Pipeline/Pipeline.h"
 #include "transfuse/Registration.h"
@@ -35,14 +38,26 @@ static cl::list<std::string>
     dimOverrides("D", cl::Prefix, cl::value_desc("name=value"),
                  cl::desc("Override a named size of the spec (batch, ...)"));
 static cl::opt<std::string>
-    compileTo("compile-to", cl::init("fuse"), cl::value_desc("phase"),
-              cl::desc("Stop after this phase (import, graph, fuse)"));
-enum class Emit { Mlir, Summary };
+    compileTo("compile-to", cl::value_desc("phase"),
+              cl::desc("Stop after this phase (import, graph, fuse, plan, "
+                       "codegen; default fuse, or codegen with --target)"));
+enum class Emit { Mlir, Summary, LLVM, Artifact };
 static cl::opt<Emit> emit(
-    "emit", cl::init(Emit::Mlir), cl::desc("What to write"),
+    "emit",
+    cl::desc("What to write (default: mlir, or artifact with "
+             "--target)"),
     cl::values(clEnumValN(Emit::Mlir, "mlir", "the IR after the last phase"),
                clEnumValN(Emit::Summary, "summary",
-                          "inputs, outputs, layers, parameters, op counts")));
+                          "inputs, outputs, layers, parameters, op counts"),
+               clEnumValN(Emit::LLVM, "llvm", "the optimised LLVM IR"),
+               clEnumValN(Emit::Artifact, "artifact",
+                          "the .tfm artifact (code and manifest)")));
+static cl::opt<std::string>
+    target("target", cl::value_desc("cpu"),
+           cl::desc("Compile to an artifact for this target"));
+static cl::opt<std::string>
+    cpuName("cpu", cl::value_desc("name"),
+            cl::desc("The LLVM CPU to generate code for (default: this host)"));
 static cl::opt<std::string>
     outputPath("o", cl::init("-"), cl::value_desc("file"),
                cl::desc("Output file (default stdout)"));
@@ -63,7 +78,59 @@ static LogicalResult writeFile(StringRef path,
   return success();
 }
 
+/// Code generation for `module` (after the codegen phase) as the artifact
+/// or the LLVM IR.
+static LogicalResult emitCode(ModuleOp module,
+                              transfuse::ArtifactInfo &artifact) {
+  // Read the options first: the in-process linker resets every command-line
+  // option of the process when it finishes.
+  const Emit what = emit;
+  const std::string output = outputPath;
+  transfuse::CPUTarget cpu{cpuName};
+  artifact.target = "cpu";
+  artifact.cpu = transfuse::resolveCPUName(cpu);
+  if (what == Emit::Artifact && output == "-") {
+    llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
+    return failure();
+  }
+  std::string error, llvmIR;
+  llvm::raw_string_ostream llvmStream(llvmIR);
+  FailureOr<std::string> code = transfuse::compileToSharedObject(
+      module, artifact.entryPoints, artifact.parameters.size(), cpu, error,
+      what == Emit::LLVM ? &llvmStream : nullptr);
+  if (failed(code)) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  if (what == Emit::LLVM)
+    return writeFile(output, [&](raw_ostream &os) { os << llvmIR; });
+  if (failed(transfuse::writeArtifact(output, artifact, *code, error))) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  return success();
+}
+
 static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  if (!target.empty() && target != "cpu") {
+    llvm::errs() << "error: --target=" << target
+                 << ": unknown target (targets: cpu)\n";
+    return failure();
+  }
+  bool generatesCode =
+      !target.empty() || emit == Emit::LLVM || emit == Emit::Artifact;
+  if (compileTo.getNumOccurrences() == 0)
+    compileTo = generatesCode ? "codegen" : "fuse";
+  if (emit.getNumOccurrences() == 0)
+    emit = target.empty() ? Emit::Mlir : Emit::Artifact;
+  if ((emit == Emit::LLVM || emit == Emit::Artifact) &&
+      compileTo != "codegen") {
+    llvm::errs() << "error: --emit="
+                 << (emit == Emit::LLVM ? "llvm" : "artifact")
+                 << " needs the codegen phase, not --compile-to=" << compileTo
+                 << "\n";
+    return failure();
+  }
   std::optional<transfuse::Phase> last = transfuse::parsePhase(compileTo);
   if (!last) {
     SmallVector<std::string> names;
@@ -107,7 +174,15 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                    << "': " << ec.message() << "\n";
       return failure();
     }
+  transfuse::ArtifactInfo artifact;
   auto afterPhase = [&](transfuse::Phase phase, ModuleOp op) -> LogicalResult {
+    // The artifact describes the model as the fuse phase leaves it.
+    if (phase == transfuse::Phase::Fuse && generatesCode) {
+      FailureOr<transfuse::ArtifactInfo> info = transfuse::describeArtifact(op);
+      if (failed(info))
+        return failure();
+      artifact = std::move(*info);
+    }
     if (dumpPhasesTo.empty())
       return success();
     unsigned index = llvm::find(transfuse::allPhases(), phase) -
@@ -120,6 +195,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   };
   if (failed(transfuse::runPipeline(**module, *last, afterPhase)))
     return failure();
+  if (emit == Emit::LLVM || emit == Emit::Artifact)
+    return emitCode(**module, artifact);
   return writeFile(outputPath, [&](raw_ostream &os) {
     if (emit == Emit::Summary)
       transfuse::printSummary(**module, layers, os);

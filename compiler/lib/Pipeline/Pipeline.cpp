@@ -5,6 +5,7 @@
 
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -12,7 +13,8 @@ using namespace mlir;
 
 namespace transfuse {
 
-static constexpr Phase kPhases[] = {Phase::Import, Phase::Graph, Phase::Fuse};
+static constexpr Phase kPhases[] = {Phase::Import, Phase::Graph, Phase::Fuse,
+                                    Phase::Plan, Phase::Codegen};
 
 ArrayRef<Phase> allPhases() { return kPhases; }
 
@@ -24,6 +26,10 @@ StringRef phaseName(Phase phase) {
     return "graph";
   case Phase::Fuse:
     return "fuse";
+  case Phase::Plan:
+    return "plan";
+  case Phase::Codegen:
+    return "codegen";
   }
   llvm_unreachable("unknown phase");
 }
@@ -38,6 +44,31 @@ std::optional<Phase> parsePhase(StringRef name) {
 /// How many rounds of the fusion passes the fuse phase runs at most; the
 /// seed models reach their fixed point in two.
 static constexpr int kMaxFuseRounds = 4;
+
+/// From the fused nn graph to bufferized linalg whose matmuls call the
+/// runtime's GEMM.
+static constexpr llvm::StringLiteral kPlanPipeline =
+    "nn-externalize-parameters, convert-nn-to-linalg, canonicalize, "
+    "nn-fuse-elementwise-loops, canonicalize, cse, "
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, "
+    "buffer-results-to-out-params{hoist-static-allocs "
+    "modify-public-functions}, canonicalize, nn-matmul-to-runtime-call, "
+    "buffer-deallocation-pipeline";
+
+/// From bufferized linalg to the LLVM dialect. Math ops go to LLVM
+/// intrinsics first; what has none (erf) becomes a libm call.
+static constexpr llvm::StringLiteral kCodegenPipeline =
+    "convert-linalg-to-loops, lower-affine, convert-scf-to-cf, canonicalize, "
+    "expand-strided-metadata, finalize-memref-to-llvm, convert-math-to-llvm, "
+    "convert-math-to-libm, convert-arith-to-llvm, "
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}, "
+    "convert-cf-to-llvm, convert-index-to-llvm, reconcile-unrealized-casts";
+
+static void addPipeline(PassManager &pm, llvm::StringRef pipeline) {
+  if (failed(parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("the built-in pass pipeline does not parse");
+}
 
 /// The passes of one phase after import, run once (or, for fuse, per round).
 static void addPhasePasses(Phase phase, PassManager &pm) {
@@ -60,6 +91,12 @@ static void addPhasePasses(Phase phase, PassManager &pm) {
     pm.addPass(createFuseMatmulEpilogue());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    break;
+  case Phase::Plan:
+    addPipeline(pm, kPlanPipeline);
+    break;
+  case Phase::Codegen:
+    addPipeline(pm, kCodegenPipeline);
     break;
   }
 }

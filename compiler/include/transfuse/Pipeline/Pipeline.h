@@ -22,6 +22,12 @@ enum class Phase {
   /// Attention, layer norm, q/k/v projections and matmul epilogues fused,
   /// with canonicalization in between, to a fixed point.
   Fuse,
+  /// Parameters as arguments, lowered to linalg, elementwise chains fused,
+  /// bufferized with results as out-parameters, matmuls on the runtime's
+  /// GEMM, buffers freed after their last use.
+  Plan,
+  /// Loops, then the LLVM dialect with bare-pointer calling convention.
+  Codegen,
 };
 
 llvm::ArrayRef<Phase> allPhases();

@@ -64,4 +64,59 @@ def FuseMatmulEpilogue : Pass<"nn-fuse-matmul-epilogue"> {
   let dependentDialects = ["::transfuse::nn::NNDialect"];
 }
 
+def ExternalizeParameters : Pass<"nn-externalize-parameters", "::mlir::ModuleOp"> {
+  let summary = "Turns nn.param_load into leading arguments of each function";
+  let description = [{
+    Code generation sees parameters as buffers the caller owns: each
+    function gets one leading argument per parameter it reads, in the order
+    of the module's `nn.parameter`s, named by an `nn.param` argument
+    attribute, and its `nn.param_load`s read that argument. Calls are
+    updated to pass the arguments on, and the `nn.parameter` declarations
+    are removed: from here on parameters are buffers the caller owns.
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
+  let summary = "Lowers nn ops to linalg, tensor and arith on tensors";
+  let description = [{
+    Elementwise ops (with broadcasting) become `linalg.generic`, reductions
+    `linalg.reduce`, matmuls `linalg.matmul` / `linalg.batch_matmul`, shape
+    ops `tensor` reshapes, slices and inserts, and constant-shaped ops
+    (`sinusoidal_encoding`, `triangular_mask`) constants. Fused ops expand
+    into the same building blocks. Parameters must be arguments already
+    (`nn-externalize-parameters`); dropout is the identity (inference).
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+def MatmulToRuntimeCall : Pass<"nn-matmul-to-runtime-call", "::mlir::ModuleOp"> {
+  let summary = "Runs bufferized matmuls on the runtime's tuned GEMM";
+  let description = [{
+    After bufferization, a `linalg.matmul` or `linalg.batch_matmul` of
+    contiguous row-major f32 buffers whose output was just zeroed (a zero
+    fill, or a copy of a buffer that holds zeros at that point) becomes one
+    call to `tfrt_gemm_f32` (docs/artifact.md), which the runtime
+    implements with OpenBLAS; the zeroing goes away. Anything else is left
+    for the generic lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+def FuseElementwiseLoops : Pass<"nn-fuse-elementwise-loops"> {
+  let summary = "Fuses chains of elementwise linalg.generic ops into one loop";
+  let description = [{
+    Upstream elementwise fusion, restricted to a `linalg.generic` producer
+    feeding a `linalg.generic` consumer: fills and named contractions stay
+    as they are, so matmuls remain recognisable for the runtime's GEMM.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES

@@ -1,0 +1,63 @@
+//===- Artifact.h - What a .tfm holds and how it is written ---------------===//
+//
+// docs/artifact.md defines the format. The description is taken from the
+// module after the fuse phase, before parameters become arguments.
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_BACKEND_ARTIFACT_H
+#define TRANSFUSE_BACKEND_ARTIFACT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace transfuse {
+
+struct TensorInfo {
+  std::string name;
+  std::string dtype;
+  llvm::SmallVector<int64_t> shape;
+  /// For integer inputs used as ids: the largest valid id.
+  std::optional<int64_t> maxValue;
+};
+
+struct ParameterInfo {
+  std::string name;
+  llvm::SmallVector<int64_t> shape;
+  std::string initKind;
+  double a = 0.0, b = 0.0;
+};
+
+struct EntryPointInfo {
+  std::string name;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+};
+
+struct ArtifactInfo {
+  std::string model;
+  std::string target;
+  std::string cpu;
+  std::vector<ParameterInfo> parameters;
+  std::vector<EntryPointInfo> entryPoints;
+};
+
+/// Parameters and the entry points (`forward`, `loss` when present) of a
+/// module in nn form.
+mlir::FailureOr<ArtifactInfo> describeArtifact(mlir::ModuleOp module);
+
+/// The manifest JSON of `info`.
+std::string renderManifest(const ArtifactInfo &info);
+
+/// Writes the container with `code` (a shared object) atomically.
+mlir::LogicalResult writeArtifact(llvm::StringRef path,
+                                  const ArtifactInfo &info,
+                                  llvm::StringRef code, std::string &error);
+
+/// FNV-1a 64 of `bytes`: the container's checksum.
+uint64_t fnv1a64(llvm::StringRef bytes);
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_BACKEND_ARTIFACT_H

@@ -1,0 +1,170 @@
+//===- Manifest.cpp - Describing a model for its artifact -----------------===//
+#include "transfuse/Backend/Artifact.h"
+#include "transfuse/Dialect/NN/NNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace transfuse {
+
+static std::string dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (type.isInteger(64))
+    return "i64";
+  if (type.isInteger(32))
+    return "i32";
+  if (type.isInteger(1))
+    return "bool";
+  return "";
+}
+
+/// The largest id an integer argument may hold: it indexes an embedding
+/// table, directly or through shape ops.
+static std::optional<int64_t> maxIdOf(Value argument) {
+  std::optional<int64_t> bound;
+  SmallVector<Value> worklist = {argument};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto embedding = dyn_cast<nn::EmbeddingOp>(user);
+          embedding && use.getOperandNumber() == 1) {
+        int64_t rows = cast<RankedTensorType>(embedding.getTable().getType())
+                           .getDimSize(0);
+        bound = bound ? std::min(*bound, rows - 1) : rows - 1;
+      } else if (isa<nn::ReshapeOp, nn::TransposeOp, nn::SliceOp>(user)) {
+        worklist.push_back(user->getResult(0));
+      } else if (auto call = dyn_cast<func::CallOp>(user)) {
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (callee && !callee.isExternal())
+          worklist.push_back(callee.getArgument(use.getOperandNumber()));
+      }
+    }
+  }
+  return bound;
+}
+
+static FailureOr<TensorInfo> describeValue(Location loc, StringAttr name,
+                                           Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::string dtype = tensor ? dtypeName(tensor.getElementType()) : "";
+  if (!name || dtype.empty())
+    return emitError(loc) << "entry point value " << type
+                          << " has no name or no supported dtype";
+  return TensorInfo{name.str(), dtype, llvm::to_vector(tensor.getShape()),
+                    std::nullopt};
+}
+
+FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
+  ArtifactInfo info;
+  if (auto model = module->getAttrOfType<StringAttr>("nn.model"))
+    info.model = model.str();
+  for (auto parameter : module.getOps<nn::ParameterOp>()) {
+    nn::InitAttr init = parameter.getInit();
+    info.parameters.push_back(ParameterInfo{
+        parameter.getSymName().str(),
+        llvm::to_vector(parameter.getTensorType().getShape()),
+        nn::stringifyInitKind(init.getKind()).str(),
+        init.getA().convertToDouble(), init.getB().convertToDouble()});
+  }
+  for (StringRef name : {"forward", "loss"}) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      continue;
+    EntryPointInfo entry{name.str(), {}, {}};
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      FailureOr<TensorInfo> input = describeValue(
+          func.getLoc(), func.getArgAttrOfType<StringAttr>(i, "nn.name"), type);
+      if (failed(input))
+        return failure();
+      if (input->dtype == "i64" || input->dtype == "i32")
+        input->maxValue = maxIdOf(func.getArgument(i));
+      entry.inputs.push_back(*input);
+    }
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+      StringAttr resultName =
+          func.getResultAttrOfType<StringAttr>(i, "nn.name");
+      if (!resultName && name == "loss")
+        resultName = StringAttr::get(module.getContext(), "loss");
+      FailureOr<TensorInfo> output =
+          describeValue(func.getLoc(), resultName, type);
+      if (failed(output))
+        return failure();
+      entry.outputs.push_back(*output);
+    }
+    info.entryPoints.push_back(std::move(entry));
+  }
+  if (info.entryPoints.empty())
+    return emitError(module.getLoc()) << "the module has no @forward";
+  return info;
+}
+
+static void writeTensor(llvm::json::OStream &json, const TensorInfo &tensor) {
+  json.object([&] {
+    json.attribute("name", tensor.name);
+    json.attribute("dtype", tensor.dtype);
+    json.attributeArray("shape", [&] {
+      for (int64_t dim : tensor.shape)
+        json.value(dim);
+    });
+    if (tensor.maxValue)
+      json.attribute("max_value", *tensor.maxValue);
+  });
+}
+
+std::string renderManifest(const ArtifactInfo &info) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::json::OStream json(os, /*IndentSize=*/1);
+  json.object([&] {
+    json.attribute("format_version", 1);
+    json.attribute("target", info.target);
+    json.attribute("cpu", info.cpu);
+    json.attribute("producer", "transfuse 0.1.0");
+    json.attribute("model", info.model);
+    json.attributeArray("parameters", [&] {
+      for (const ParameterInfo &parameter : info.parameters)
+        json.object([&] {
+          json.attribute("name", parameter.name);
+          json.attribute("dtype", "f32");
+          json.attributeArray("shape", [&] {
+            for (int64_t dim : parameter.shape)
+              json.value(dim);
+          });
+          json.attributeObject("init", [&] {
+            json.attribute("kind", parameter.initKind);
+            json.attribute("a", parameter.a);
+            json.attribute("b", parameter.b);
+          });
+        });
+    });
+    json.attributeArray("entry_points", [&] {
+      for (const EntryPointInfo &entry : info.entryPoints)
+        json.object([&] {
+          json.attribute("name", entry.name);
+          json.attribute("symbol", "tf_entry_" + entry.name);
+          json.attributeArray("parameters", [&] {
+            for (const ParameterInfo &parameter : info.parameters)
+              json.value(parameter.name);
+          });
+          json.attributeArray("inputs", [&] {
+            for (const TensorInfo &input : entry.inputs)
+              writeTensor(json, input);
+          });
+          json.attributeArray("outputs", [&] {
+            for (const TensorInfo &output : entry.outputs)
+              writeTensor(json, output);
+          });
+        });
+    });
+  });
+  return text;
+}
+
+} // namespace transfuse

@@ -1,0 +1,72 @@
+//===- Builders.h - linalg building blocks for nn lowering ------*- C++ -*-===//
+#ifndef TRANSFUSE_LIB_CONVERSION_NNTOLINALG_BUILDERS_H
+#define TRANSFUSE_LIB_CONVERSION_NNTOLINALG_BUILDERS_H
+
+#include "transfuse/Dialect/NN/NNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace transfuse::lowering {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::Value;
+using mlir::ValueRange;
+
+/// Computes one element from the operands' elements.
+using ElementFn =
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange elements)>;
+
+/// A linalg.generic producing `resultType` from `inputs`, each broadcast to
+/// it NumPy-style (leading dimensions added, size-1 dimensions repeated).
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ElementFn body);
+
+/// Reduces `input` over `axes` (sorted) starting from `init`, combining with
+/// `combine(accumulator, element)`; keeps the reduced dims with size 1 when
+/// `keepDims`.
+Value buildReduction(
+    OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> axes,
+    bool keepDims, mlir::TypedAttr init,
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> combine);
+
+/// Sum, mean and max over `axes`.
+Value buildSum(OpBuilder &b, Location loc, Value input,
+               llvm::ArrayRef<int64_t> axes, bool keepDims);
+Value buildMean(OpBuilder &b, Location loc, Value input,
+                llvm::ArrayRef<int64_t> axes, bool keepDims);
+Value buildMax(OpBuilder &b, Location loc, Value input,
+               llvm::ArrayRef<int64_t> axes, bool keepDims);
+
+/// softmax (or log_softmax) of `input` along `axis`, computed stably.
+Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
+                   bool log);
+
+/// Any static reshape: collapse to one dimension, expand to the target.
+Value buildReshape(OpBuilder &b, Location loc, Value input,
+                   llvm::ArrayRef<int64_t> shape);
+
+/// linalg.transpose by `perm`.
+Value buildTranspose(OpBuilder &b, Location loc, Value input,
+                     llvm::ArrayRef<int64_t> perm);
+
+/// `[..., m, k] x [..., k, n]` with broadcast batch dimensions, as
+/// linalg.matmul (rank 2, or a rank-2 rhs under a batched lhs) or
+/// linalg.batch_matmul.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs);
+
+/// A scalar constant of `type` (float or integer).
+Value scalar(OpBuilder &b, Location loc, mlir::Type type, double value);
+
+inline RankedTensorType tensorType(Value value) {
+  return mlir::cast<RankedTensorType>(value.getType());
+}
+
+} // namespace transfuse::lowering
+
+#endif // TRANSFUSE_LIB_CONVERSION_NNTOLINALG_BUILDERS_H

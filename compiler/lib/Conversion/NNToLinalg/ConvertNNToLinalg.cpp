@@ -1,0 +1,40 @@
+//===- ConvertNNToLinalg.cpp - The nn to linalg conversion pass -----------===//
+#include "Patterns.h"
+#include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_CONVERTNNTOLINALG
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+
+namespace {
+
+struct ConvertNNToLinalgPass
+    : transfuse::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    ConversionTarget target(*context);
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect,
+                           func::FuncDialect>();
+    target.addIllegalDialect<transfuse::nn::NNDialect>();
+    // Declarations stay; their loads must be arguments by now.
+    target.addLegalOp<transfuse::nn::ParameterOp>();
+    RewritePatternSet patterns(context);
+    transfuse::lowering::populateElementwisePatterns(patterns);
+    transfuse::lowering::populateStructuralPatterns(patterns);
+    transfuse::lowering::populateComputePatterns(patterns);
+    transfuse::lowering::populateLossPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

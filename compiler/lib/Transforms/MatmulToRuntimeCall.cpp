@@ -1,0 +1,146 @@
+//===- MatmulToRuntimeCall.cpp - Bufferized matmuls to tfrt_gemm_f32 ------===//
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_MATMULTORUNTIMECALL
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kGemm = "tfrt_gemm_f32";
+
+bool isContiguousF32(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         type.getLayout().isIdentity();
+}
+
+bool isZeroFill(linalg::FillOp fill) {
+  FloatAttr zero;
+  return matchPattern(fill.getInputs()[0], m_Constant(&zero)) &&
+         zero.getValue().isZero();
+}
+
+/// Whether `buffer` holds zeros right before `point`: the last op before it
+/// in the block that writes `buffer` is a zero fill. Ops that only read it
+/// (a copy from it, a linalg op taking it as an input) are passed over.
+bool isZeroBefore(Operation *point, Value buffer) {
+  for (Operation *prev = point->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), buffer))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(prev))
+      return fill.getOutputs()[0] == buffer && isZeroFill(fill);
+    if (auto copy = dyn_cast<memref::CopyOp>(prev);
+        copy && copy.getSource() == buffer && copy.getTarget() != buffer)
+      continue;
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
+    if (linalgOp && !llvm::is_contained(linalgOp.getDpsInits(), buffer))
+      continue;
+    return false;
+  }
+  return false;
+}
+
+/// The op that zeroes `output` last before `op`: a zero fill of it, or a
+/// copy into it from a zero buffer. The GEMM overwrites, so it goes away.
+Operation *findZeroInit(Operation *op, Value output) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev);
+        fill && fill.getOutputs()[0] == output)
+      return isZeroFill(fill) ? prev : nullptr;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev);
+        copy && copy.getTarget() == output)
+      return isZeroBefore(copy, copy.getSource()) ? prev : nullptr;
+    if (llvm::is_contained(prev->getOperands(), output))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+func::FuncOp declareGemm(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kGemm))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto type = b.getFunctionType(
+      {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, ptr, i32, ptr, i64}, {});
+  auto gemm = func::FuncOp::create(b, module.getLoc(), kGemm, type);
+  gemm.setPrivate();
+  return gemm;
+}
+
+Value pointerOf(OpBuilder &b, Location loc, Value memref) {
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
+}
+
+/// Replaces `op` (C = A B over `batch` entries of [m, k] x [k, n]) by a call.
+LogicalResult rewrite(linalg::LinalgOp op, func::FuncOp gemm) {
+  Value a = op.getDpsInputs()[0], bMat = op.getDpsInputs()[1],
+        c = op.getDpsInits()[0];
+  if (!isContiguousF32(a) || !isContiguousF32(bMat) || !isContiguousF32(c))
+    return failure();
+  Operation *zeroInit = findZeroInit(op, c);
+  if (!zeroInit)
+    return failure();
+  auto aShape = cast<MemRefType>(a.getType()).getShape();
+  auto cShape = cast<MemRefType>(c.getType()).getShape();
+  int64_t rank = aShape.size();
+  int64_t batch = rank == 3 ? aShape[0] : 1;
+  int64_t m = aShape[rank - 2], k = aShape[rank - 1], n = cShape.back();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto i64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  auto i32 = [&](int32_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value null =
+      LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  func::CallOp::create(
+      b, loc, gemm,
+      ValueRange{i64(batch), i64(m), i64(n), i64(k), pointerOf(b, loc, a),
+                 i64(rank == 3 ? m * k : 0), pointerOf(b, loc, bMat),
+                 i64(rank == 3 ? k * n : 0), i32(0), null, i32(0),
+                 pointerOf(b, loc, c), i64(rank == 3 ? m * n : 0)});
+  zeroInit->erase();
+  op.erase();
+  return success();
+}
+
+struct MatmulToRuntimeCallPass
+    : transfuse::impl::MatmulToRuntimeCallBase<MatmulToRuntimeCallPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> matmuls;
+    module.walk([&](linalg::LinalgOp op) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+      bool plain =
+          (matmul && op.getIndexingMapsArray() ==
+                         matmul.getDefaultIndexingMaps(op->getContext())) ||
+          isa<linalg::BatchMatmulOp>(op.getOperation());
+      if (plain && op.hasPureBufferSemantics())
+        matmuls.push_back(op);
+    });
+    if (matmuls.empty())
+      return;
+    func::FuncOp gemm = declareGemm(module);
+    for (linalg::LinalgOp op : matmuls)
+      (void)rewrite(op, gemm);
+  }
+};
+
+} // namespace

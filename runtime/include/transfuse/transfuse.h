@@ -1,0 +1,253 @@
+/*===- transfuse.h - The Transfuse runtime's C API ------------------------===*\
+|*                                                                            *|
+|* Loads a compiled model (a .tfm, see docs/artifact.md), owns its            *|
+|* parameters and runs its entry points. The runtime links neither MLIR nor   *|
+|* LLVM: a .tfm runs where only this library is installed.                    *|
+|*                                                                            *|
+|* Conventions:                                                               *|
+|*  - Every function that can fail returns a tf_status; on failure            *|
+|*    tf_last_error() gives a one-line message naming what failed (the file,  *|
+|*    the tensor, the field). Messages are per thread.                        *|
+|*  - Handles are opaque. An artifact is immutable once open and may be       *|
+|*    shared between threads; a session is used by one thread at a time.      *|
+|*    A session keeps its artifact's code loaded, so the artifact handle may  *|
+|*    be closed while sessions made from it are alive.                        *|
+|*  - Strings returned by the API live as long as the handle they came from.  *|
+|*  - Tensors are dense, row-major, of static shape.                          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TRANSFUSE_TRANSFUSE_H
+#define TRANSFUSE_TRANSFUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define TF_API __attribute__((visibility("default")))
+#else
+#define TF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The .tfm format version this runtime reads. */
+#define TF_FORMAT_VERSION 1
+/* The largest tensor rank the API describes. */
+#define TF_MAX_RANK 8
+
+typedef enum tf_status {
+  TF_OK = 0,
+  /* A bad argument: a null handle, an unknown name, an input of the wrong
+     dtype or shape, an id out of range. */
+  TF_ERROR_INVALID_ARGUMENT = 1,
+  /* A file could not be read or written. */
+  TF_ERROR_IO = 2,
+  /* A file is malformed: truncated, corrupted, or its JSON is invalid. */
+  TF_ERROR_FORMAT = 3,
+  /* A well-formed file this runtime cannot run: another format version or
+     target, a dtype it does not know. */
+  TF_ERROR_UNSUPPORTED = 4,
+  /* The model's code failed to load or an entry point returned non-zero. */
+  TF_ERROR_EXECUTION = 5,
+} tf_status;
+
+typedef enum tf_dtype {
+  TF_F32 = 0,
+  TF_F64 = 1,
+  TF_I64 = 2,
+  TF_I32 = 3,
+  TF_BOOL = 4, /* one byte per element, 0 or 1 */
+} tf_dtype;
+
+typedef enum tf_init_kind {
+  TF_INIT_ZEROS = 0,
+  TF_INIT_ONES = 1,
+  TF_INIT_CONSTANT = 2, /* value a */
+  TF_INIT_UNIFORM = 3,  /* [a, b) */
+  TF_INIT_NORMAL = 4,   /* mean a, standard deviation b */
+} tf_init_kind;
+
+/* A view of a dense row-major tensor; it never owns `data`. */
+typedef struct tf_tensor {
+  tf_dtype dtype;
+  int32_t rank;
+  int64_t shape[TF_MAX_RANK];
+  void *data;
+} tf_tensor;
+
+/* A tensor with the name it is bound to (an input or an output). */
+typedef struct tf_named_tensor {
+  const char *name;
+  tf_tensor tensor;
+} tf_named_tensor;
+
+/* How the manifest declares a parameter, an input or an output. */
+typedef struct tf_tensor_info {
+  const char *name;
+  tf_dtype dtype;
+  int32_t rank;
+  int64_t shape[TF_MAX_RANK];
+  /* Inputs: the largest valid id, or -1 when the manifest gives none. */
+  int64_t max_value;
+  /* Parameters: the initialisation rule (zeros for inputs and outputs). */
+  tf_init_kind init;
+  double init_a, init_b;
+} tf_tensor_info;
+
+typedef struct tf_artifact tf_artifact;
+typedef struct tf_session tf_session;
+
+/*===-- Errors and small helpers ------------------------------------------===*/
+
+/* The message of the last failure on this thread ("" if none). */
+TF_API const char *tf_last_error(void);
+TF_API const char *tf_status_name(tf_status status);
+/* "f32", "f64", "i64", "i32", "bool" (the manifest's spelling). */
+TF_API const char *tf_dtype_name(tf_dtype dtype);
+/* Bytes per element; 0 for a value outside tf_dtype. */
+TF_API size_t tf_dtype_size(tf_dtype dtype);
+/* Elements of a tensor (the product of its shape; 1 for rank 0). */
+TF_API int64_t tf_tensor_numel(const tf_tensor *tensor);
+TF_API const char *tf_runtime_version(void);
+/* The target this runtime runs ("cpu"). */
+TF_API const char *tf_runtime_target(void);
+
+/* Threads used by the kernels (OpenBLAS and the runtime's own loops). The
+   runtime does not read OMP_NUM_THREADS or OPENBLAS_NUM_THREADS: until this
+   is called the count is the number of CPUs the process may run on.
+   `threads` 0 restores that default; negative is an error. */
+TF_API tf_status tf_set_num_threads(int32_t threads);
+TF_API int32_t tf_get_num_threads(void);
+
+/*===-- Artifacts ---------------------------------------------------------===*/
+
+/* Reads and validates a .tfm, loads its code and resolves every entry
+   point. On failure *out is set to NULL. */
+TF_API tf_status tf_artifact_open(const char *path, tf_artifact **out);
+/* NULL is allowed. */
+TF_API void tf_artifact_close(tf_artifact *artifact);
+
+/* Manifest fields; "" where the manifest omits an optional one. */
+TF_API const char *tf_artifact_model(const tf_artifact *artifact);
+TF_API const char *tf_artifact_target(const tf_artifact *artifact);
+TF_API const char *tf_artifact_cpu(const tf_artifact *artifact);
+TF_API const char *tf_artifact_producer(const tf_artifact *artifact);
+/* The manifest as stored in the file (JSON). */
+TF_API const char *tf_artifact_manifest_json(const tf_artifact *artifact);
+
+TF_API int32_t tf_artifact_num_parameters(const tf_artifact *artifact);
+TF_API tf_status tf_artifact_parameter(const tf_artifact *artifact,
+                                       int32_t index, tf_tensor_info *out);
+
+TF_API int32_t tf_artifact_num_entry_points(const tf_artifact *artifact);
+/* NULL for an index out of range. */
+TF_API const char *tf_artifact_entry_point_name(const tf_artifact *artifact,
+                                                int32_t index);
+TF_API tf_status tf_artifact_find_entry_point(const tf_artifact *artifact,
+                                              const char *name, int32_t *index);
+/* An entry point's parameters (names, in the order it takes them), inputs
+   and outputs; -1 for an entry index out of range. */
+TF_API int32_t tf_entry_point_num_parameters(const tf_artifact *artifact,
+                                             int32_t entry);
+TF_API const char *tf_entry_point_parameter(const tf_artifact *artifact,
+                                            int32_t entry, int32_t index);
+TF_API int32_t tf_entry_point_num_inputs(const tf_artifact *artifact,
+                                         int32_t entry);
+TF_API tf_status tf_entry_point_input(const tf_artifact *artifact,
+                                      int32_t entry, int32_t index,
+                                      tf_tensor_info *out);
+TF_API int32_t tf_entry_point_num_outputs(const tf_artifact *artifact,
+                                          int32_t entry);
+TF_API tf_status tf_entry_point_output(const tf_artifact *artifact,
+                                       int32_t entry, int32_t index,
+                                       tf_tensor_info *out);
+
+/*===-- Sessions ----------------------------------------------------------===*/
+
+/* A session owns one buffer per parameter, zero-filled until initialised
+   or loaded. */
+TF_API tf_status tf_session_create(const tf_artifact *artifact,
+                                   tf_session **out);
+/* NULL is allowed. */
+TF_API void tf_session_destroy(tf_session *session);
+/* The artifact the session runs, for manifest queries; it lives as long as
+   the session, whether or not the handle it was created from is closed. */
+TF_API const tf_artifact *tf_session_artifact(const tf_session *session);
+
+/* Fills every parameter from its manifest init rule. Deterministic: the same
+   seed gives bit-identical parameters on every run (see Init.cpp). */
+TF_API tf_status tf_session_init_parameters(tf_session *session, uint64_t seed);
+/* Loads every parameter from a safetensors file holding exactly the
+   model's parameters with their dtypes and shapes. All or nothing: on
+   failure the parameters are unchanged. */
+TF_API tf_status tf_session_load_parameters(tf_session *session,
+                                            const char *path);
+/* Writes every parameter to a safetensors file, atomically (a temporary
+   beside it, fsync, rename). */
+TF_API tf_status tf_session_save_parameters(tf_session *session,
+                                            const char *path);
+/* A view of the session's buffer of a parameter; writes through it change
+   the parameter. */
+TF_API tf_status tf_session_parameter(tf_session *session, const char *name,
+                                      tf_tensor *out);
+
+/* Runs an entry point. `inputs` binds every input of the entry point by
+   name, each exactly once, with the manifest's dtype and shape; integer
+   inputs are checked against max_value. The input data is read, never
+   written. When `outputs` is not NULL, `num_outputs` must be the entry
+   point's output count and outputs[i] receives output i: its name and a
+   view of the session's buffer, valid until the entry point runs again or
+   the session is destroyed. */
+TF_API tf_status tf_session_run(tf_session *session, const char *entry,
+                                const tf_named_tensor *inputs,
+                                int32_t num_inputs, tf_named_tensor *outputs,
+                                int32_t num_outputs);
+/* The last result of an output of an entry point, as tf_session_run
+   returns it; an entry point that has not run gives zeros. */
+TF_API tf_status tf_session_output(tf_session *session, const char *entry,
+                                   const char *name, tf_tensor *out);
+
+/*===-- safetensors files (checkpoints, inputs, outputs) ------------------===*/
+
+typedef struct tf_tensor_file tf_tensor_file;
+
+/* Reads a safetensors file and validates it in full (header, dtypes,
+   shapes, offsets). Dtypes: F32, F64, I64, I32, BOOL. */
+TF_API tf_status tf_tensor_file_read(const char *path, tf_tensor_file **out);
+/* NULL is allowed. */
+TF_API void tf_tensor_file_close(tf_tensor_file *file);
+TF_API int32_t tf_tensor_file_count(const tf_tensor_file *file);
+/* Tensor `index`, in name order. The view is read-only and lives as long
+   as the file handle. */
+TF_API tf_status tf_tensor_file_get(const tf_tensor_file *file, int32_t index,
+                                    tf_named_tensor *out);
+TF_API tf_status tf_tensor_file_find(const tf_tensor_file *file,
+                                     const char *name, tf_tensor *out);
+/* A "__metadata__" value, or NULL. */
+TF_API const char *tf_tensor_file_metadata(const tf_tensor_file *file,
+                                           const char *key);
+/* Writes tensors to a safetensors file atomically (a temporary beside it,
+   fsync, rename). Names must be distinct. */
+TF_API tf_status tf_tensor_file_write(const char *path,
+                                      const tf_named_tensor *tensors,
+                                      int32_t count);
+
+/*===-- Kernels the generated code calls (docs/artifact.md) ---------------===*/
+
+/* C[b] = act(A[b] · op(B[b]) + bias) for b in [0, batch); row-major.
+   op(B) = Bᵀ if trans_b. Strides are in elements between batch entries;
+   a stride of 0 broadcasts that operand. bias may be null (length n).
+   activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu (tanh). */
+TF_API void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                          const float *a, int64_t stride_a, const float *b,
+                          int64_t stride_b, int32_t trans_b, const float *bias,
+                          int32_t activation, float *c, int64_t stride_c);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRANSFUSE_TRANSFUSE_H */

@@ -1,0 +1,214 @@
+//===- transfuse.hpp - C++ wrapper of the Transfuse runtime -----*- C++ -*-===//
+//
+// Header-only RAII classes over transfuse.h: handles are released by
+// destructors and failures are thrown as transfuse::Error (with the C API's
+// status and message).
+//
+//   transfuse::Artifact model = transfuse::Artifact::open("model.tfm");
+//   transfuse::Session session(model);
+//   session.initParameters(/*seed=*/0);
+//   std::vector<tf_named_tensor> outputs = session.run("forward", inputs);
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_TRANSFUSE_HPP
+#define TRANSFUSE_TRANSFUSE_HPP
+
+#include "transfuse/transfuse.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace transfuse {
+
+class Error : public std::runtime_error {
+public:
+  Error(tf_status status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  tf_status status() const { return status_; }
+
+private:
+  tf_status status_;
+};
+
+/// Throws the last error of this thread if `status` is not TF_OK.
+inline void check(tf_status status) {
+  if (status != TF_OK)
+    throw Error(status, tf_last_error());
+}
+
+inline void setNumThreads(int32_t threads) {
+  check(tf_set_num_threads(threads));
+}
+
+namespace detail {
+/// A move-only owner of a C handle.
+template <typename T, void (*Release)(T *)> class Handle {
+public:
+  Handle() = default;
+  explicit Handle(T *handle) : handle_(handle) {}
+  Handle(Handle &&other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)) {}
+  Handle &operator=(Handle &&other) noexcept {
+    if (this != &other) {
+      Release(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Handle(const Handle &) = delete;
+  Handle &operator=(const Handle &) = delete;
+  ~Handle() { Release(handle_); }
+
+  T *get() const { return handle_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+private:
+  T *handle_ = nullptr;
+};
+} // namespace detail
+
+class Artifact {
+public:
+  static Artifact open(const std::string &path) {
+    tf_artifact *handle = nullptr;
+    check(tf_artifact_open(path.c_str(), &handle));
+    return Artifact(handle);
+  }
+
+  tf_artifact *get() const { return handle_.get(); }
+  std::string model() const { return tf_artifact_model(get()); }
+  std::string target() const { return tf_artifact_target(get()); }
+
+  std::vector<tf_tensor_info> parameters() const {
+    std::vector<tf_tensor_info> result(tf_artifact_num_parameters(get()));
+    for (size_t i = 0; i < result.size(); ++i)
+      check(tf_artifact_parameter(get(), static_cast<int32_t>(i), &result[i]));
+    return result;
+  }
+
+  std::vector<std::string> entryPoints() const {
+    std::vector<std::string> result;
+    for (int32_t i = 0, e = tf_artifact_num_entry_points(get()); i < e; ++i)
+      result.emplace_back(tf_artifact_entry_point_name(get(), i));
+    return result;
+  }
+
+  int32_t findEntryPoint(const std::string &name) const {
+    int32_t index = -1;
+    check(tf_artifact_find_entry_point(get(), name.c_str(), &index));
+    return index;
+  }
+
+  std::vector<tf_tensor_info> inputs(const std::string &entry) const {
+    int32_t index = findEntryPoint(entry);
+    std::vector<tf_tensor_info> result(tf_entry_point_num_inputs(get(), index));
+    for (size_t i = 0; i < result.size(); ++i)
+      check(tf_entry_point_input(get(), index, static_cast<int32_t>(i),
+                                 &result[i]));
+    return result;
+  }
+
+  std::vector<tf_tensor_info> outputs(const std::string &entry) const {
+    int32_t index = findEntryPoint(entry);
+    std::vector<tf_tensor_info> result(
+        tf_entry_point_num_outputs(get(), index));
+    for (size_t i = 0; i < result.size(); ++i)
+      check(tf_entry_point_output(get(), index, static_cast<int32_t>(i),
+                                  &result[i]));
+    return result;
+  }
+
+private:
+  explicit Artifact(tf_artifact *handle) : handle_(handle) {}
+  detail::Handle<tf_artifact, tf_artifact_close> handle_;
+};
+
+class Session {
+public:
+  explicit Session(const Artifact &artifact) {
+    tf_session *handle = nullptr;
+    check(tf_session_create(artifact.get(), &handle));
+    handle_ = detail::Handle<tf_session, tf_session_destroy>(handle);
+  }
+
+  tf_session *get() const { return handle_.get(); }
+
+  void initParameters(uint64_t seed) {
+    check(tf_session_init_parameters(get(), seed));
+  }
+  void loadParameters(const std::string &path) {
+    check(tf_session_load_parameters(get(), path.c_str()));
+  }
+  void saveParameters(const std::string &path) {
+    check(tf_session_save_parameters(get(), path.c_str()));
+  }
+  tf_tensor parameter(const std::string &name) {
+    tf_tensor view;
+    check(tf_session_parameter(get(), name.c_str(), &view));
+    return view;
+  }
+
+  /// Runs `entry`; the outputs view the session's buffers (see
+  /// tf_session_run).
+  std::vector<tf_named_tensor> run(const std::string &entry,
+                                   const std::vector<tf_named_tensor> &inputs) {
+    const tf_artifact *artifact = tf_session_artifact(get());
+    int32_t index = -1;
+    check(tf_artifact_find_entry_point(artifact, entry.c_str(), &index));
+    std::vector<tf_named_tensor> outputs(
+        tf_entry_point_num_outputs(artifact, index));
+    check(tf_session_run(get(), entry.c_str(), inputs.data(),
+                         static_cast<int32_t>(inputs.size()), outputs.data(),
+                         static_cast<int32_t>(outputs.size())));
+    return outputs;
+  }
+
+private:
+  detail::Handle<tf_session, tf_session_destroy> handle_;
+};
+
+/// A safetensors file read in full; views into it live as long as it does.
+class TensorFile {
+public:
+  static TensorFile read(const std::string &path) {
+    tf_tensor_file *handle = nullptr;
+    check(tf_tensor_file_read(path.c_str(), &handle));
+    return TensorFile(handle);
+  }
+
+  static void write(const std::string &path,
+                    const std::vector<tf_named_tensor> &tensors) {
+    check(tf_tensor_file_write(path.c_str(), tensors.data(),
+                               static_cast<int32_t>(tensors.size())));
+  }
+
+  size_t size() const {
+    return static_cast<size_t>(tf_tensor_file_count(handle_.get()));
+  }
+  tf_named_tensor operator[](size_t index) const {
+    tf_named_tensor tensor;
+    check(tf_tensor_file_get(handle_.get(), static_cast<int32_t>(index),
+                             &tensor));
+    return tensor;
+  }
+  std::vector<tf_named_tensor> all() const {
+    std::vector<tf_named_tensor> result;
+    for (size_t i = 0; i < size(); ++i)
+      result.push_back((*this)[i]);
+    return result;
+  }
+  tf_tensor find(const std::string &name) const {
+    tf_tensor tensor;
+    check(tf_tensor_file_find(handle_.get(), name.c_str(), &tensor));
+    return tensor;
+  }
+
+private:
+  explicit TensorFile(tf_tensor_file *handle) : handle_(handle) {}
+  detail::Handle<tf_tensor_file, tf_tensor_file_close> handle_;
+};
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_TRANSFUSE_HPP

@@ -1,0 +1,356 @@
+//===- Manifest.cpp - Parse and validate a .tfm manifest ------------------===//
+//
+// The manifest is the contract between the compiler and the runtime
+// (docs/artifact.md). Every field is checked here, once, so the rest of the
+// runtime can trust it: a malformed manifest is an error naming the field by
+// its path (`entry_points[0].inputs[1].shape[2]`), never a crash later.
+// Unknown fields are ignored, so a newer compiler can add some.
+//===----------------------------------------------------------------------===//
+#include "Runtime.h"
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+using json = nlohmann::json;
+
+namespace transfuse::rt {
+
+int64_t Manifest::findParameter(std::string_view name) const {
+  for (size_t i = 0; i < parameters.size(); ++i)
+    if (parameters[i].name == name)
+      return static_cast<int64_t>(i);
+  return -1;
+}
+
+int64_t Manifest::findEntryPoint(std::string_view name) const {
+  for (size_t i = 0; i < entryPoints.size(); ++i)
+    if (entryPoints[i].name == name)
+      return static_cast<int64_t>(i);
+  return -1;
+}
+
+namespace {
+
+std::string describe(const json &value) {
+  if (value.is_number_float())
+    return "a number";
+  if (value.is_number())
+    return "an integer";
+  if (value.is_string())
+    return "a string";
+  if (value.is_boolean())
+    return "a boolean";
+  if (value.is_null())
+    return "null";
+  if (value.is_array())
+    return "an array";
+  return "an object";
+}
+
+std::string join(const std::string &path, const std::string &key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string at(const std::string &path, size_t index) {
+  return path + "[" + std::to_string(index) + "]";
+}
+
+class ManifestParser {
+public:
+  explicit ManifestParser(const std::string &where) : where(where) {}
+
+  Manifest parse(std::string_view text);
+
+private:
+  [[noreturn]] void bad(const std::string &path, const std::string &what,
+                        tf_status status = TF_ERROR_FORMAT) const {
+    fail(status,
+         where + ": manifest: " + (path.empty() ? "" : path + ": ") + what);
+  }
+
+  /// The member `key` of `object`, or null if absent and not required.
+  const json *member(const json &object, const std::string &path,
+                     const char *key, bool required) const {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required)
+        bad(path, std::string("missing field '") + key + "'");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const json &object(const json &value, const std::string &path) const {
+    if (!value.is_object())
+      bad(path, "expected an object, got " + describe(value));
+    return value;
+  }
+
+  const json &array(const json &value, const std::string &path) const {
+    if (!value.is_array())
+      bad(path, "expected an array, got " + describe(value));
+    return value;
+  }
+
+  std::string string(const json &value, const std::string &path,
+                     bool nonEmpty = true) const {
+    if (!value.is_string())
+      bad(path, "expected a string, got " + describe(value));
+    std::string text = value.get<std::string>();
+    if (nonEmpty && text.empty())
+      bad(path, "must not be empty");
+    return text;
+  }
+
+  int64_t integer(const json &value, const std::string &path) const {
+    if (value.is_number_unsigned()) {
+      if (value.get<uint64_t>() >
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        bad(path, "integer out of range");
+      return static_cast<int64_t>(value.get<uint64_t>());
+    }
+    if (!value.is_number_integer())
+      bad(path, "expected an integer, got " + describe(value));
+    return value.get<int64_t>();
+  }
+
+  double number(const json &value, const std::string &path) const {
+    if (!value.is_number())
+      bad(path, "expected a number, got " + describe(value));
+    double result = value.get<double>();
+    if (!std::isfinite(result))
+      bad(path, "expected a finite number");
+    return result;
+  }
+
+  std::string optionalString(const json &object, const std::string &path,
+                             const char *key) const {
+    const json *value = member(object, path, key, false);
+    return value ? string(*value, join(path, key), false) : std::string();
+  }
+
+  /// name, dtype and shape of a parameter, input or output.
+  TensorDesc tensor(const json &value, const std::string &path) const;
+  InitRule init(const json &value, const std::string &path,
+                tf_dtype dtype) const;
+  EntryPoint entryPoint(const json &value, const std::string &path,
+                        const Manifest &manifest) const;
+  std::vector<TensorDesc> tensorList(const json &object,
+                                     const std::string &path,
+                                     const char *key) const;
+
+  const std::string &where;
+};
+
+TensorDesc ManifestParser::tensor(const json &value,
+                                  const std::string &path) const {
+  object(value, path);
+  TensorDesc desc;
+  desc.name = string(*member(value, path, "name", true), join(path, "name"));
+  std::string dtype =
+      string(*member(value, path, "dtype", true), join(path, "dtype"));
+  if (!parseDtype(dtype, desc.dtype))
+    bad(join(path, "dtype"),
+        "unknown dtype '" + dtype + "' (expected f32, f64, i64, i32 or bool)",
+        TF_ERROR_UNSUPPORTED);
+  std::string shapePath = join(path, "shape");
+  const json &shape = array(*member(value, path, "shape", true), shapePath);
+  if (shape.size() > TF_MAX_RANK)
+    bad(shapePath, "rank " + std::to_string(shape.size()) +
+                       " exceeds the runtime's limit of " +
+                       std::to_string(TF_MAX_RANK));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t dim = integer(shape[i], at(shapePath, i));
+    if (dim < 0)
+      bad(at(shapePath, i),
+          "expected a non-negative size, got " + std::to_string(dim));
+    desc.shape.push_back(dim);
+  }
+  desc.numel = checkedNumel(desc.shape);
+  size_t size = dtypeSize(desc.dtype);
+  if (desc.numel < 0 ||
+      static_cast<uint64_t>(desc.numel) >
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / size)
+    bad(shapePath,
+        "tensor of shape " + shapeString(desc.shape) + " is too large");
+  desc.bytes = static_cast<size_t>(desc.numel) * size;
+  return desc;
+}
+
+InitRule ManifestParser::init(const json &value, const std::string &path,
+                              tf_dtype dtype) const {
+  object(value, path);
+  InitRule rule;
+  std::string kindPath = join(path, "kind");
+  std::string kind = string(*member(value, path, "kind", true), kindPath);
+  int arity;
+  if (kind == "zeros") {
+    rule.kind = TF_INIT_ZEROS;
+    arity = 0;
+  } else if (kind == "ones") {
+    rule.kind = TF_INIT_ONES;
+    arity = 0;
+  } else if (kind == "constant") {
+    rule.kind = TF_INIT_CONSTANT;
+    arity = 1;
+  } else if (kind == "uniform") {
+    rule.kind = TF_INIT_UNIFORM;
+    arity = 2;
+  } else if (kind == "normal") {
+    rule.kind = TF_INIT_NORMAL;
+    arity = 2;
+  } else {
+    bad(kindPath, "unknown init kind '" + kind +
+                      "' (expected zeros, ones, constant, uniform or normal)");
+  }
+  // Numbers a kind does not take may be present (as 0); they are ignored.
+  if (const json *a = member(value, path, "a", arity >= 1))
+    rule.a = number(*a, join(path, "a"));
+  if (const json *b = member(value, path, "b", arity >= 2))
+    rule.b = number(*b, join(path, "b"));
+  if (arity < 1)
+    rule.a = 0;
+  if (arity < 2)
+    rule.b = 0;
+
+  if (rule.kind == TF_INIT_UNIFORM && !(rule.a <= rule.b))
+    bad(path, "uniform init needs a <= b");
+  if (rule.kind == TF_INIT_NORMAL && !(rule.b >= 0))
+    bad(path, "normal init needs a standard deviation b >= 0");
+  if ((rule.kind == TF_INIT_UNIFORM || rule.kind == TF_INIT_NORMAL) &&
+      !isFloat(dtype))
+    bad(path, kind + " init needs a floating-point parameter, not " +
+                  dtypeName(dtype));
+  if (rule.kind == TF_INIT_CONSTANT && isInteger(dtype)) {
+    double limit = dtype == TF_I32 ? 2147483648.0 : 9223372036854775808.0;
+    if (rule.a != std::trunc(rule.a) || rule.a < -limit || rule.a >= limit)
+      bad(join(path, "a"),
+          "not a valid " + std::string(dtypeName(dtype)) + " value");
+  }
+  if (rule.kind == TF_INIT_CONSTANT && dtype == TF_BOOL && rule.a != 0 &&
+      rule.a != 1)
+    bad(join(path, "a"), "a bool constant must be 0 or 1");
+  return rule;
+}
+
+std::vector<TensorDesc> ManifestParser::tensorList(const json &object,
+                                                   const std::string &path,
+                                                   const char *key) const {
+  std::string listPath = join(path, key);
+  const json &list = array(*member(object, path, key, true), listPath);
+  std::vector<TensorDesc> result;
+  std::set<std::string> names;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string itemPath = at(listPath, i);
+    TensorDesc desc = tensor(list[i], itemPath);
+    if (!names.insert(desc.name).second)
+      bad(join(itemPath, "name"), "duplicate name '" + desc.name + "'");
+    if (const json *maxValue = member(list[i], itemPath, "max_value", false)) {
+      std::string maxPath = join(itemPath, "max_value");
+      if (std::string(key) != "inputs" || !isInteger(desc.dtype))
+        bad(maxPath, "max_value applies to integer inputs only");
+      desc.maxValue = integer(*maxValue, maxPath);
+      if (desc.maxValue < 0)
+        bad(maxPath, "must be >= 0, got " + std::to_string(desc.maxValue));
+      if (desc.dtype == TF_I32 &&
+          desc.maxValue > std::numeric_limits<int32_t>::max())
+        bad(maxPath, "out of range for i32");
+    }
+    result.push_back(std::move(desc));
+  }
+  return result;
+}
+
+EntryPoint ManifestParser::entryPoint(const json &value,
+                                      const std::string &path,
+                                      const Manifest &manifest) const {
+  object(value, path);
+  EntryPoint entry;
+  entry.name = string(*member(value, path, "name", true), join(path, "name"));
+  entry.symbol =
+      string(*member(value, path, "symbol", true), join(path, "symbol"));
+  std::string paramsPath = join(path, "parameters");
+  const json &params =
+      array(*member(value, path, "parameters", true), paramsPath);
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string name = string(params[i], at(paramsPath, i));
+    int64_t index = manifest.findParameter(name);
+    if (index < 0)
+      bad(at(paramsPath, i), "no parameter named '" + name + "'");
+    if (!seen.insert(index).second)
+      bad(at(paramsPath, i), "parameter '" + name + "' listed twice");
+    entry.parameters.push_back(static_cast<size_t>(index));
+  }
+  entry.inputs = tensorList(value, path, "inputs");
+  entry.outputs = tensorList(value, path, "outputs");
+  return entry;
+}
+
+Manifest ManifestParser::parse(std::string_view text) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::exception &error) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    std::string message = error.what();
+    if (size_t close = message.find("] "); close != std::string::npos)
+      message = message.substr(close + 2);
+    fail(TF_ERROR_FORMAT, where + ": manifest is not valid JSON: " + message);
+  }
+  object(root, "");
+
+  Manifest manifest;
+  manifest.formatVersion =
+      integer(*member(root, "", "format_version", true), "format_version");
+  if (manifest.formatVersion != TF_FORMAT_VERSION)
+    fail(TF_ERROR_UNSUPPORTED, where + ": manifest format_version " +
+                                   std::to_string(manifest.formatVersion) +
+                                   ", this runtime reads " +
+                                   std::to_string(TF_FORMAT_VERSION));
+  manifest.target = string(*member(root, "", "target", true), "target");
+  if (manifest.target != tf_runtime_target())
+    fail(TF_ERROR_UNSUPPORTED, where + ": target '" + manifest.target +
+                                   "' but this runtime runs '" +
+                                   tf_runtime_target() + "'");
+  manifest.cpu = optionalString(root, "", "cpu");
+  manifest.producer = optionalString(root, "", "producer");
+  manifest.model = string(*member(root, "", "model", true), "model");
+
+  const json &params =
+      array(*member(root, "", "parameters", true), "parameters");
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string path = at("parameters", i);
+    TensorDesc desc = tensor(params[i], path);
+    if (manifest.findParameter(desc.name) >= 0)
+      bad(join(path, "name"), "duplicate parameter '" + desc.name + "'");
+    if (desc.name == "__metadata__")
+      bad(join(path, "name"), "'__metadata__' is reserved by safetensors");
+    desc.init = init(*member(params[i], path, "init", true), join(path, "init"),
+                     desc.dtype);
+    manifest.parameters.push_back(std::move(desc));
+  }
+
+  const json &entries =
+      array(*member(root, "", "entry_points", true), "entry_points");
+  if (entries.empty())
+    bad("entry_points", "the manifest declares no entry point");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    std::string path = at("entry_points", i);
+    EntryPoint entry = entryPoint(entries[i], path, manifest);
+    if (manifest.findEntryPoint(entry.name) >= 0)
+      bad(join(path, "name"), "duplicate entry point '" + entry.name + "'");
+    manifest.entryPoints.push_back(std::move(entry));
+  }
+  return manifest;
+}
+
+} // namespace
+
+Manifest parseManifest(std::string_view json, const std::string &where) {
+  return ManifestParser(where).parse(json);
+}
+
+} // namespace transfuse::rt

@@ -1,0 +1,315 @@
+//===- Runtime.h - Internals shared by the runtime's sources ----*- C++ -*-===//
+//
+// Not installed: the public surface is transfuse.h. Internally every failure
+// is an Error carrying its tf_status; the C API (CApi.cpp) turns it into a
+// status code and tf_last_error().
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_RUNTIME_LIB_RUNTIME_H
+#define TRANSFUSE_RUNTIME_LIB_RUNTIME_H
+
+#include "transfuse/transfuse.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace transfuse::rt {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+class Error : public std::runtime_error {
+public:
+  Error(tf_status status, const std::string &message)
+      : std::runtime_error(message), status_(status) {}
+  tf_status status() const { return status_; }
+
+private:
+  tf_status status_;
+};
+
+[[noreturn]] inline void fail(tf_status status, const std::string &message) {
+  throw Error(status, message);
+}
+
+/// `'path'`, the way every message names a file.
+inline std::string inQuotes(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Dtypes and shapes
+//===----------------------------------------------------------------------===//
+
+using Shape = std::vector<int64_t>;
+
+size_t dtypeSize(tf_dtype dtype);
+/// "f32", ... (the manifest's spelling).
+const char *dtypeName(tf_dtype dtype);
+/// Parses the manifest's spelling; false if unknown.
+bool parseDtype(std::string_view name, tf_dtype &dtype);
+bool isInteger(tf_dtype dtype);
+bool isFloat(tf_dtype dtype);
+
+/// "[2, 3]"; "[]" for a scalar.
+std::string shapeString(const Shape &shape);
+/// The product of the dims, or -1 if a dim is negative or it overflows.
+int64_t checkedNumel(const Shape &shape);
+/// "[1, 2]" for flat position 5 of shape [2, 3].
+std::string indexString(const Shape &shape, int64_t flat);
+
+//===----------------------------------------------------------------------===//
+// Hashing
+//===----------------------------------------------------------------------===//
+
+constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
+
+/// FNV-1a 64, continuing from `hash` (the container checksum and the
+/// parameter-name key of the initialiser).
+inline uint64_t fnv1a64(const void *data, size_t size,
+                        uint64_t hash = kFnvOffset) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= kFnvPrime;
+  }
+  return hash;
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and files
+//===----------------------------------------------------------------------===//
+
+/// A zero-filled, 64-byte aligned allocation.
+class Buffer {
+public:
+  Buffer() = default;
+  explicit Buffer(size_t size);
+  Buffer(Buffer &&other) noexcept;
+  Buffer &operator=(Buffer &&other) noexcept;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  ~Buffer();
+
+  uint8_t *data() { return data_; }
+  const uint8_t *data() const { return data_; }
+  size_t size() const { return size_; }
+
+private:
+  uint8_t *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// The whole file; TF_ERROR_IO naming the path and the reason on failure.
+Buffer readFile(const std::string &path);
+
+/// Writes `path` atomically: `path.tmp`, fsync, rename, fsync of the
+/// directory. The temporary is removed on failure.
+void writeFileAtomically(const std::string &path,
+                         const std::vector<std::string_view> &pieces);
+
+//===----------------------------------------------------------------------===//
+// Manifest (Manifest.cpp)
+//===----------------------------------------------------------------------===//
+
+struct InitRule {
+  tf_init_kind kind = TF_INIT_ZEROS;
+  double a = 0.0, b = 0.0;
+};
+
+struct TensorDesc {
+  std::string name;
+  tf_dtype dtype = TF_F32;
+  Shape shape;
+  int64_t numel = 1;
+  size_t bytes = 0;
+  int64_t maxValue = -1; // inputs: the largest valid id, -1 if none
+  InitRule init;         // parameters
+};
+
+using EntryFn = int32_t (*)(void **);
+
+struct EntryPoint {
+  std::string name, symbol;
+  std::vector<size_t> parameters; // indices into Manifest::parameters
+  std::vector<TensorDesc> inputs, outputs;
+  EntryFn fn = nullptr; // resolved when the code is loaded
+};
+
+struct Manifest {
+  int64_t formatVersion = 0;
+  std::string target, cpu, producer, model;
+  std::vector<TensorDesc> parameters;
+  std::vector<EntryPoint> entryPoints;
+
+  /// -1 if absent.
+  int64_t findParameter(std::string_view name) const;
+  int64_t findEntryPoint(std::string_view name) const;
+};
+
+/// Parses and validates a manifest. Every failure is an Error whose message
+/// starts with `where` and names the field (`entry_points[0].inputs[1].shape`).
+Manifest parseManifest(std::string_view json, const std::string &where);
+
+//===----------------------------------------------------------------------===//
+// Artifacts (Artifact.cpp)
+//===----------------------------------------------------------------------===//
+
+class Artifact {
+public:
+  /// Reads, validates and loads a .tfm (see docs/artifact.md).
+  static std::shared_ptr<Artifact> open(const std::string &path);
+  ~Artifact();
+
+  const std::string &path() const { return path_; }
+  const Manifest &manifest() const { return manifest_; }
+  const std::string &manifestJson() const { return manifestJson_; }
+
+private:
+  Artifact() = default;
+
+  std::string path_;
+  std::string manifestJson_;
+  Manifest manifest_;
+  void *handle_ = nullptr;
+  int codeFd_ = -1;
+};
+
+//===----------------------------------------------------------------------===//
+// Parameter initialisation (Init.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Philox-4x32-10 (Salmon et al., SC'11), one block.
+void philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
+                   uint32_t out[4]);
+
+/// Fills `data` (param.bytes bytes) from param.init, deterministically in
+/// (seed, param.name, element index).
+void initializeTensor(const TensorDesc &param, uint64_t seed, void *data);
+
+//===----------------------------------------------------------------------===//
+// safetensors (Safetensors.cpp)
+//===----------------------------------------------------------------------===//
+
+struct StoredTensor {
+  std::string name;
+  tf_dtype dtype = TF_F32;
+  Shape shape;
+  const uint8_t *data = nullptr; // inside the file's buffer
+  size_t bytes = 0;
+};
+
+/// A safetensors file read and validated in full.
+class TensorFile {
+public:
+  static TensorFile read(const std::string &path);
+
+  const std::string &path() const { return path_; }
+  const std::vector<StoredTensor> &tensors() const { return tensors_; }
+  const std::map<std::string, std::string> &metadata() const {
+    return metadata_;
+  }
+  const StoredTensor *find(std::string_view name) const;
+
+private:
+  std::string path_;
+  Buffer contents_;
+  std::vector<StoredTensor> tensors_; // in file order
+  std::map<std::string, std::string> metadata_;
+};
+
+struct TensorToWrite {
+  std::string name;
+  tf_dtype dtype = TF_F32;
+  Shape shape;
+  const void *data = nullptr;
+  size_t bytes = 0;
+};
+
+/// safetensors' spelling ("F32", ...).
+const char *safetensorsDtypeName(tf_dtype dtype);
+
+/// Writes a safetensors file atomically. Tensors are stored by decreasing
+/// element size, then name, so every tensor is aligned to its element size.
+void writeTensorFile(const std::string &path,
+                     std::vector<TensorToWrite> tensors,
+                     const std::map<std::string, std::string> &metadata);
+
+//===----------------------------------------------------------------------===//
+// Sessions (Session.cpp, Run.cpp)
+//===----------------------------------------------------------------------===//
+
+struct NamedInput {
+  std::string_view name;
+  tf_dtype dtype;
+  Shape shape;
+  const void *data;
+};
+
+class Session {
+public:
+  explicit Session(std::shared_ptr<const Artifact> artifact);
+
+  const Manifest &manifest() const { return artifact_->manifest(); }
+
+  void initialize(uint64_t seed);
+  void loadParameters(const std::string &path);
+  void saveParameters(const std::string &path) const;
+  /// The buffer of a parameter, or null if there is none of that name.
+  Buffer *parameter(std::string_view name, const TensorDesc **desc = nullptr);
+
+  /// Runs an entry point (Run.cpp); throws on any mismatch.
+  void run(std::string_view entry, const std::vector<NamedInput> &inputs);
+  /// Output `index` of an entry point (allocated, zero, if it never ran).
+  Buffer &output(size_t entry, size_t index);
+
+private:
+  std::shared_ptr<const Artifact> artifact_;
+  std::vector<Buffer> parameters_;
+  std::vector<std::vector<Buffer>> outputs_; // per entry point, lazily
+};
+
+//===----------------------------------------------------------------------===//
+// Threads (Threads.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The kernels' thread count (see tf_set_num_threads).
+int32_t numThreads();
+void setNumThreads(int32_t threads);
+/// Applies the default count to OpenBLAS once, before the first kernel.
+void ensureThreadsApplied();
+
+/// Calls body(begin, end) over [0, count) split in up to numThreads()
+/// contiguous chunks of at least `grain` items, each on its own thread. The
+/// split never changes what is computed, only who computes it.
+template <typename Body>
+void parallelFor(int64_t count, int64_t grain, const Body &body) {
+  int64_t chunks =
+      std::min<int64_t>(numThreads(), count / std::max<int64_t>(grain, 1));
+  if (chunks <= 1) {
+    if (count > 0)
+      body(int64_t(0), count);
+    return;
+  }
+  std::vector<std::thread> workers;
+  workers.reserve(chunks - 1);
+  int64_t step = (count + chunks - 1) / chunks;
+  for (int64_t begin = step; begin < count; begin += step)
+    workers.emplace_back(body, begin, std::min(count, begin + step));
+  body(int64_t(0), step);
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+} // namespace transfuse::rt
+
+#endif // TRANSFUSE_RUNTIME_LIB_RUNTIME_H

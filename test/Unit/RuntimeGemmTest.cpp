@@ -1,0 +1,144 @@
+//===- RuntimeGemmTest.cpp - tfrt_gemm_f32 against a naive reference -----===//
+#include "RuntimeTesting.h"
+
+#include <cmath>
+#include <random>
+
+namespace {
+
+struct GemmCase {
+  int64_t batch, m, n, k;
+  bool transB;
+  int64_t strideA, strideB, strideC; // -1: dense (the matrix size)
+  bool bias;
+  int32_t activation;
+};
+
+double activate(double x, int32_t activation) {
+  switch (activation) {
+  case 1:
+    return std::max(x, 0.0);
+  case 2:
+    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  case 3:
+    return 0.5 * x *
+           (1.0 +
+            std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  default:
+    return x;
+  }
+}
+
+std::string describe(const GemmCase &c) {
+  return "batch " + std::to_string(c.batch) + " m " + std::to_string(c.m) +
+         " n " + std::to_string(c.n) + " k " + std::to_string(c.k) +
+         " trans_b " + std::to_string(c.transB) + " strides " +
+         std::to_string(c.strideA) + "/" + std::to_string(c.strideB) + "/" +
+         std::to_string(c.strideC) + " bias " + std::to_string(c.bias) +
+         " activation " + std::to_string(c.activation);
+}
+
+void check(GemmCase c) {
+  SCOPED_TRACE(describe(c));
+  int64_t sizeA = c.m * c.k, sizeB = c.k * c.n, sizeC = c.m * c.n;
+  if (c.strideA < 0)
+    c.strideA = sizeA;
+  if (c.strideB < 0)
+    c.strideB = sizeB;
+  if (c.strideC < 0)
+    c.strideC = sizeC;
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](int64_t n) {
+    std::vector<float> v(std::max<int64_t>(n, 1));
+    for (float &x : v)
+      x = dist(rng);
+    return v;
+  };
+  std::vector<float> a = fill((c.batch - 1) * c.strideA + sizeA);
+  std::vector<float> b = fill((c.batch - 1) * c.strideB + sizeB);
+  std::vector<float> bias = fill(c.n);
+  std::vector<float> out((c.batch - 1) * c.strideC + sizeC, 123.0f);
+
+  tfrt_gemm_f32(c.batch, c.m, c.n, c.k, a.data(), c.strideA, b.data(),
+                c.strideB, c.transB, c.bias ? bias.data() : nullptr,
+                c.activation, out.data(), c.strideC);
+
+  for (int64_t e = 0; e < c.batch; ++e) {
+    const float *ae = a.data() + e * c.strideA;
+    const float *be = b.data() + e * c.strideB;
+    const float *ce = out.data() + e * c.strideC;
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = c.bias ? bias[j] : 0.0;
+        for (int64_t p = 0; p < c.k; ++p)
+          sum += double(ae[i * c.k + p]) *
+                 double(c.transB ? be[j * c.k + p] : be[p * c.n + j]);
+        double expected = activate(sum, c.activation);
+        ASSERT_NEAR(ce[i * c.n + j], expected, 2e-5 * (1 + std::fabs(expected)))
+            << "entry " << e << " at (" << i << ", " << j << ")";
+      }
+  }
+}
+
+TEST(RuntimeGemm, PlainAndTransposed) {
+  for (bool transB : {false, true}) {
+    check({1, 5, 7, 3, transB, -1, -1, -1, false, 0});
+    check({1, 33, 65, 129, transB, -1, -1, -1, false, 0});
+  }
+}
+
+TEST(RuntimeGemm, Batched) {
+  for (bool transB : {false, true})
+    check({4, 6, 5, 7, transB, -1, -1, -1, false, 0});
+}
+
+TEST(RuntimeGemm, BatchStridesIncludingBroadcast) {
+  for (bool transB : {false, true}) {
+    // B shared by every entry (a weight), then A shared.
+    check({3, 4, 6, 5, transB, -1, 0, -1, true, 0});
+    check({3, 4, 6, 5, transB, 0, -1, -1, false, 0});
+    // Padded strides: entries further apart than their size.
+    check({3, 4, 6, 5, transB, 4 * 5 + 7, 6 * 5 + 3, 4 * 6 + 11, true, 1});
+  }
+}
+
+TEST(RuntimeGemm, BiasAndEachActivation) {
+  for (int32_t activation : {0, 1, 2, 3})
+    for (bool bias : {false, true})
+      for (bool transB : {false, true})
+        check({2, 9, 17, 8, transB, -1, -1, -1, bias, activation});
+}
+
+TEST(RuntimeGemm, EmptyReductionGivesTheEpilogueOfZero) {
+  check({2, 3, 4, 0, false, -1, -1, -1, true, 2});
+  check({2, 3, 4, 0, true, -1, -1, -1, false, 0});
+}
+
+TEST(RuntimeGemm, EmptyOutputsTouchNothing) {
+  float c = 5.0f;
+  tfrt_gemm_f32(0, 1, 1, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0, &c, 0);
+  tfrt_gemm_f32(1, 0, 1, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0, &c, 0);
+  EXPECT_EQ(c, 5.0f);
+}
+
+TEST(RuntimeGemm, ActivationsAreAccurateOverTheirRange) {
+  // c = act(x · 1 + 0) for x sweeping [-12, 12], against double math.
+  const int64_t n = 4801;
+  std::vector<float> x(n), one(1, 1.0f);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = -12.0f + 24.0f * float(i) / float(n - 1);
+  for (int32_t activation : {1, 2, 3}) {
+    std::vector<float> c(n);
+    // x as a 1 x n matrix B, A = [1]: C = A · B.
+    tfrt_gemm_f32(1, 1, n, 1, one.data(), 0, x.data(), 0, 0, nullptr,
+                  activation, c.data(), 0);
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      worst = std::max(worst, std::fabs(c[i] - activate(x[i], activation)) /
+                                  std::max(1.0, std::fabs(double(x[i]))));
+    EXPECT_LT(worst, 1e-6) << "activation " << activation;
+  }
+}
+
+} // namespace

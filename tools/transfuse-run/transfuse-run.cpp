@@ -1,0 +1,171 @@
+//===- transfuse-run.cpp - Run an entry point of a compiled model ---------===//
+//
+//   transfuse-run MODEL.tfm [--weights W.safetensors | --seed N]
+//                 [--inputs IN.safetensors] --outputs OUT.safetensors
+//                 [--entry forward] [--threads N]
+//
+// Loads the model, takes its parameters from --weights (or initialises them
+// from --seed, 0 by default), binds every tensor of --inputs by name to the
+// entry point's inputs, runs it and writes every output to --outputs
+// (atomically). Any failure is one line `error: ...` on stderr and exit 1.
+//
+// Links only the runtime (transfuse_runtime), never the compiler.
+//===----------------------------------------------------------------------===//
+#include "transfuse/transfuse.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace {
+
+const char *const kUsage =
+    "usage: transfuse-run MODEL.tfm [--weights W.safetensors | --seed N]\n"
+    "                     [--inputs IN.safetensors] --outputs "
+    "OUT.safetensors\n"
+    "                     [--entry NAME] [--threads N]\n"
+    "\n"
+    "Runs entry point NAME (default: forward) of a compiled model and writes\n"
+    "its outputs to OUT. Parameters come from W, or are initialised from the\n"
+    "seed N (default 0) when no weights are given. Inputs are bound by name.\n";
+
+struct UsageError {
+  std::string message;
+};
+
+struct Options {
+  std::string model;
+  std::optional<std::string> weights, inputs, outputs;
+  std::optional<uint64_t> seed;
+  std::optional<int32_t> threads;
+  std::string entry = "forward";
+};
+
+uint64_t parseUnsigned(const std::string &flag, const std::string &text,
+                       uint64_t max) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError{flag + ": '" + text + "' is not a non-negative integer"};
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || value > max)
+    throw UsageError{flag + ": " + text + " is out of range"};
+  return value;
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options options;
+  bool haveModel = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+    if (arg.size() < 2 || arg.compare(0, 2, "--") != 0) {
+      if (!arg.empty() && arg[0] == '-' && arg != "-")
+        throw UsageError{"unknown option '" + arg + "'"};
+      if (haveModel)
+        throw UsageError{"more than one model given ('" + options.model +
+                         "' and '" + arg + "')"};
+      options.model = arg;
+      haveModel = true;
+      continue;
+    }
+    std::string flag = arg, value;
+    bool inlineValue = false;
+    if (size_t eq = arg.find('='); eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inlineValue = true;
+    }
+    auto takeValue = [&]() -> std::string {
+      if (inlineValue)
+        return value;
+      if (i + 1 >= argc)
+        throw UsageError{flag + " needs a value"};
+      return argv[++i];
+    };
+    if (flag == "--weights")
+      options.weights = takeValue();
+    else if (flag == "--inputs")
+      options.inputs = takeValue();
+    else if (flag == "--outputs")
+      options.outputs = takeValue();
+    else if (flag == "--entry")
+      options.entry = takeValue();
+    else if (flag == "--seed")
+      options.seed = parseUnsigned(flag, takeValue(), UINT64_MAX);
+    else if (flag == "--threads") {
+      options.threads =
+          static_cast<int32_t>(parseUnsigned(flag, takeValue(), 4096));
+      if (*options.threads == 0)
+        throw UsageError{"--threads: must be at least 1"};
+    } else
+      throw UsageError{"unknown option '" + flag + "'"};
+  }
+  if (!haveModel)
+    throw UsageError{"no model given (transfuse-run --help for usage)"};
+  if (!options.outputs)
+    throw UsageError{"no --outputs file given"};
+  if (options.weights && options.seed)
+    throw UsageError{"--weights and --seed exclude each other: the seed "
+                     "only initialises parameters that are not loaded"};
+  return options;
+}
+
+[[noreturn]] void die(std::string message) {
+  // One line, whatever the message holds.
+  for (char &c : message)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  try {
+    options = parseOptions(argc, argv);
+  } catch (const UsageError &error) {
+    die(error.message);
+  }
+
+  try {
+    if (options.threads)
+      transfuse::setNumThreads(*options.threads);
+    transfuse::Artifact artifact = transfuse::Artifact::open(options.model);
+    artifact.findEntryPoint(options.entry);
+    transfuse::Session session(artifact);
+    if (options.weights)
+      session.loadParameters(*options.weights);
+    else
+      session.initParameters(options.seed.value_or(0));
+
+    std::optional<transfuse::TensorFile> inputFile;
+    std::vector<tf_named_tensor> inputs;
+    if (options.inputs) {
+      inputFile = transfuse::TensorFile::read(*options.inputs);
+      inputs = inputFile->all();
+    }
+    std::vector<tf_named_tensor> outputs;
+    try {
+      outputs = session.run(options.entry, inputs);
+    } catch (const transfuse::Error &error) {
+      // The entry point exists, so a bad argument is a bad input, and the
+      // inputs came from the file: name it.
+      if (options.inputs && error.status() == TF_ERROR_INVALID_ARGUMENT)
+        die("'" + *options.inputs + "': " + error.what());
+      throw;
+    }
+    transfuse::TensorFile::write(*options.outputs, outputs);
+  } catch (const transfuse::Error &error) {
+    die(error.what());
+  } catch (const std::exception &error) {
+    die(error.what());
+  }
+  return 0;
+}
