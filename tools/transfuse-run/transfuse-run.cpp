@@ -3,6 +3,8 @@
 //   transfuse-run MODEL.tfm [--weights W.safetensors | --seed N]
 //                 [--inputs IN.safetensors] --outputs OUT.safetensors
 //                 [--entry forward] [--threads N]
+//   transfuse-run MODEL.tfm [--weights W.safetensors] --text "..."
+//                 [--max-new-tokens N]
 //
 // Loads the model, takes its parameters from --weights (or initialises them
 // from --seed, 0 by default), binds every tensor of --inputs by name to the
@@ -11,6 +13,7 @@
 //
 // Links only the runtime (transfuse_runtime), never the compiler.
 //===----------------------------------------------------------------------===//
+#include "TextMode.h"
 #include "transfuse/transfuse.hpp"
 
 #include <cerrno>
@@ -26,10 +29,15 @@ const char *const kUsage =
     "                     [--inputs IN.safetensors] --outputs "
     "OUT.safetensors\n"
     "                     [--entry NAME] [--threads N]\n"
+    "       transfuse-run MODEL.tfm [--weights W.safetensors] --text TEXT\n"
+    "                     [--max-new-tokens N]\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
     "its outputs to OUT. Parameters come from W, or are initialised from the\n"
-    "seed N (default 0) when no weights are given. Inputs are bound by name.\n";
+    "seed N (default 0) when no weights are given. Inputs are bound by name.\n"
+    "With --text, tokenises TEXT (bytes, or the vocabulary in W's metadata)\n"
+    "and prints the predicted class and its probabilities, or continues the\n"
+    "text greedily for N tokens (default 64).\n";
 
 struct UsageError {
   std::string message;
@@ -41,6 +49,8 @@ struct Options {
   std::optional<uint64_t> seed;
   std::optional<int32_t> threads;
   std::string entry = "forward";
+  std::optional<std::string> text;
+  int64_t maxNewTokens = 64;
 };
 
 uint64_t parseUnsigned(const std::string &flag, const std::string &text,
@@ -95,6 +105,11 @@ Options parseOptions(int argc, char **argv) {
       options.outputs = takeValue();
     else if (flag == "--entry")
       options.entry = takeValue();
+    else if (flag == "--text")
+      options.text = takeValue();
+    else if (flag == "--max-new-tokens")
+      options.maxNewTokens =
+          static_cast<int64_t>(parseUnsigned(flag, takeValue(), 1 << 20));
     else if (flag == "--seed")
       options.seed = parseUnsigned(flag, takeValue(), UINT64_MAX);
     else if (flag == "--threads") {
@@ -107,8 +122,10 @@ Options parseOptions(int argc, char **argv) {
   }
   if (!haveModel)
     throw UsageError{"no model given (transfuse-run --help for usage)"};
-  if (!options.outputs)
+  if (!options.outputs && !options.text)
     throw UsageError{"no --outputs file given"};
+  if (options.text && (options.outputs || options.inputs))
+    throw UsageError{"--text takes the place of --inputs and --outputs"};
   if (options.weights && options.seed)
     throw UsageError{"--weights and --seed exclude each other: the seed "
                      "only initialises parameters that are not loaded"};
@@ -144,6 +161,13 @@ int main(int argc, char **argv) {
       session.loadParameters(*options.weights);
     else
       session.initParameters(options.seed.value_or(0));
+
+    if (options.text) {
+      transfuse::text::run(
+          artifact, session,
+          {*options.text, options.maxNewTokens, options.weights});
+      return 0;
+    }
 
     std::optional<transfuse::TensorFile> inputFile;
     std::vector<tf_named_tensor> inputs;

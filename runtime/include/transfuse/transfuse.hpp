@@ -14,6 +14,7 @@
 
 #include "transfuse/transfuse.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -202,6 +203,13 @@ public:
     tf_tensor tensor;
     check(tf_tensor_file_find(handle_.get(), name.c_str(), &tensor));
     return tensor;
+  }
+  /// The "__metadata__" value of `key`, if the file has one.
+  std::optional<std::string> metadata(const std::string &key) const {
+    const char *value = tf_tensor_file_metadata(handle_.get(), key.c_str());
+    if (!value)
+      return std::nullopt;
+    return std::string(value);
   }
 
 private:
