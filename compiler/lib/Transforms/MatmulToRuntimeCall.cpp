@@ -86,8 +86,20 @@ Value pointerOf(OpBuilder &b, Location loc, Value memref) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
 }
 
-/// Replaces `op` (C = A B over `batch` entries of [m, k] x [k, n]) by a call.
-LogicalResult rewrite(linalg::LinalgOp op, func::FuncOp gemm) {
+/// Whether a linalg.matmul reads its rhs as [n, k] (a Linear weight).
+bool readsRhsTransposed(linalg::MatmulOp matmul) {
+  MLIRContext *context = matmul.getContext();
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  SmallVector<AffineMap> transposed = {AffineMap::get(3, 0, {m, k}, context),
+                                       AffineMap::get(3, 0, {n, k}, context),
+                                       AffineMap::get(3, 0, {m, n}, context)};
+  return matmul.getIndexingMapsArray() == transposed;
+}
+
+/// Replaces `op` (C = A op(B) over `batch` entries of [m, k] x [k, n], B
+/// read as [n, k] when `transposeB`) by a call.
+LogicalResult rewrite(linalg::LinalgOp op, bool transposeB, func::FuncOp gemm) {
   Value a = op.getDpsInputs()[0], bMat = op.getDpsInputs()[1],
         c = op.getDpsInits()[0];
   if (!isContiguousF32(a) || !isContiguousF32(bMat) || !isContiguousF32(c))
@@ -114,8 +126,8 @@ LogicalResult rewrite(linalg::LinalgOp op, func::FuncOp gemm) {
       b, loc, gemm,
       ValueRange{i64(batch), i64(m), i64(n), i64(k), pointerOf(b, loc, a),
                  i64(rank == 3 ? m * k : 0), pointerOf(b, loc, bMat),
-                 i64(rank == 3 ? k * n : 0), i32(0), null, i32(0),
-                 pointerOf(b, loc, c), i64(rank == 3 ? m * n : 0)});
+                 i64(rank == 3 ? k * n : 0), i32(transposeB ? 1 : 0), null,
+                 i32(0), pointerOf(b, loc, c), i64(rank == 3 ? m * n : 0)});
   zeroInit->erase();
   op.erase();
   return success();
@@ -125,21 +137,26 @@ struct MatmulToRuntimeCallPass
     : transfuse::impl::MatmulToRuntimeCallBase<MatmulToRuntimeCallPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> matmuls;
+    SmallVector<std::pair<linalg::LinalgOp, bool>> matmuls;
     module.walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureBufferSemantics())
+        return;
+      if (isa<linalg::BatchMatmulOp>(op.getOperation()))
+        matmuls.push_back({op, false});
       auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-      bool plain =
-          (matmul && op.getIndexingMapsArray() ==
-                         matmul.getDefaultIndexingMaps(op->getContext())) ||
-          isa<linalg::BatchMatmulOp>(op.getOperation());
-      if (plain && op.hasPureBufferSemantics())
-        matmuls.push_back(op);
+      if (!matmul)
+        return;
+      if (op.getIndexingMapsArray() ==
+          matmul.getDefaultIndexingMaps(op->getContext()))
+        matmuls.push_back({op, false});
+      else if (readsRhsTransposed(matmul))
+        matmuls.push_back({op, true});
     });
     if (matmuls.empty())
       return;
     func::FuncOp gemm = declareGemm(module);
-    for (linalg::LinalgOp op : matmuls)
-      (void)rewrite(op, gemm);
+    for (auto [op, transposeB] : matmuls)
+      (void)rewrite(op, transposeB, gemm);
   }
 };
 

@@ -194,11 +194,29 @@ static Value broadcastTo(OpBuilder &b, Location loc, Value value,
       [](OpBuilder &, Location, ValueRange x) { return x[0]; });
 }
 
-Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+ArrayAttr transposedRhsMatmulMaps(MLIRContext *context) {
+  AffineExpr m, n, k;
+  bindDims(context, m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMapAttr::get(AffineMap::get(3, 0, results, context));
+  };
+  return ArrayAttr::get(context, {map({m, k}), map({n, k}), map({m, n})});
+}
+
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  bool transposeRhs) {
+  if (transposeRhs && tensorType(rhs).getRank() != 2) {
+    int64_t rank = tensorType(rhs).getRank();
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    rhs = buildTranspose(b, loc, rhs, swap);
+    transposeRhs = false;
+  }
   RankedTensorType lhsType = tensorType(lhs), rhsType = tensorType(rhs);
   Type element = lhsType.getElementType();
   int64_t m = lhsType.getDimSize(lhsType.getRank() - 2);
-  int64_t k = lhsType.getShape().back(), n = rhsType.getShape().back();
+  int64_t k = lhsType.getShape().back();
+  int64_t n = transposeRhs ? rhsType.getDimSize(0) : rhsType.getShape().back();
   auto zeroFilled = [&](ArrayRef<int64_t> shape) {
     Value empty = tensor::EmptyOp::create(b, loc, shape, element);
     return linalg::FillOp::create(b, loc, scalar(b, loc, element, 0.0), empty)
@@ -208,9 +226,12 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   if (rhsType.getRank() == 2) {
     int64_t rows = lhsType.getNumElements() / k;
     Value flat = buildReshape(b, loc, lhs, {rows, k});
-    Value product = linalg::MatmulOp::create(b, loc, ValueRange{flat, rhs},
-                                             ValueRange{zeroFilled({rows, n})})
-                        .getResult(0);
+    auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{flat, rhs},
+                                           ValueRange{zeroFilled({rows, n})});
+    // The builder sets the default maps; the body is the same either way.
+    if (transposeRhs)
+      matmul.setIndexingMapsAttr(transposedRhsMatmulMaps(b.getContext()));
+    Value product = matmul.getResult(0);
     SmallVector<int64_t> shape(lhsType.getShape().drop_back());
     shape.push_back(n);
     return buildReshape(b, loc, product, shape);

@@ -57,8 +57,14 @@ Value buildTranspose(OpBuilder &b, Location loc, Value input,
 
 /// `[..., m, k] x [..., k, n]` with broadcast batch dimensions, as
 /// linalg.matmul (rank 2, or a rank-2 rhs under a batched lhs) or
-/// linalg.batch_matmul.
-Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs);
+/// linalg.batch_matmul. With `transposeRhs` the rhs is `[..., n, k]`; a
+/// rank-2 one is read transposed by the matmul's indexing maps (a Linear
+/// weight is never copied), others are transposed first.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  bool transposeRhs = false);
+
+/// The indexing maps of a linalg.matmul reading its rhs as `[n, k]`.
+mlir::ArrayAttr transposedRhsMatmulMaps(mlir::MLIRContext *context);
 
 /// A scalar constant of `type` (float or integer).
 Value scalar(OpBuilder &b, Location loc, mlir::Type type, double value);

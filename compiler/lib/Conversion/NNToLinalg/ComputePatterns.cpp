@@ -136,11 +136,8 @@ struct FusedMatmulPattern : OpConversionPattern<nn::FusedMatmulOp> {
   matchAndRewrite(nn::FusedMatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value rhs = adaptor.getRhs();
-    if (op.getTransposeRhs())
-      rhs = buildTranspose(rewriter, loc, rhs,
-                           swapLastTwo(tensorType(rhs).getRank()));
-    Value product = buildMatmul(rewriter, loc, adaptor.getLhs(), rhs);
+    Value product = buildMatmul(rewriter, loc, adaptor.getLhs(),
+                                adaptor.getRhs(), op.getTransposeRhs());
     nn::Activation activation = op.getActivation();
     if (!adaptor.getBias() && activation == nn::Activation::none) {
       rewriter.replaceOp(op, product);

@@ -1,0 +1,503 @@
+// RUN: transfuse-opt %s -split-input-file -convert-nn-to-linalg | FileCheck %s
+
+// -convert-nn-to-linalg, reductions, normalisations and contractions:
+// linalg.reduce into a linalg.fill of the identity, matmuls as
+// linalg.matmul / linalg.batch_matmul into a zero fill, and the fused ops
+// expanded into those building blocks.
+
+// CHECK-LABEL: func.func @reduce_sum
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.addf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>) dimensions = [1]
+// CHECK-NEXT:    return %[[R]] : tensor<2x4xf32>
+func.func @reduce_sum(%a: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
+  %0 = nn.reduce_sum %a [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Mean: the sum, reshaped back to rank 3 for keep_dims, divided by the
+// number of reduced elements.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @reduce_mean_keep_dims
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4xf32>) -> tensor<2x3x1xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x3xf32>) dimensions = [2]
+// CHECK-NEXT:    %[[FLAT:.*]] = tensor.collapse_shape %[[SUM]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK-NEXT:    %[[KEPT:.*]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 1] : tensor<6xf32> into tensor<2x3x1xf32>
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x3x1xf32>
+// CHECK-NEXT:    %[[MEAN:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[KEPT]] : tensor<2x3x1xf32>) outs(%[[E2]] : tensor<2x3x1xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[X]], %[[COUNT]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32
+// CHECK-NEXT:    } -> tensor<2x3x1xf32>
+// CHECK-NEXT:    return %[[MEAN]] : tensor<2x3x1xf32>
+func.func @reduce_mean_keep_dims(%a: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
+  %0 = nn.reduce_mean %a [2] {keep_dims} : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+  return %0 : tensor<2x3x1xf32>
+}
+
+// -----
+
+// Over two axes the divisor is their product.
+// CHECK-LABEL: func.func @reduce_mean_two_axes
+// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0, 2]
+// CHECK-NEXT:    %[[COUNT:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         arith.divf %{{.*}}, %[[COUNT]] : f32
+func.func @reduce_mean_two_axes(%a: tensor<2x3x4xf32>) -> tensor<3xf32> {
+  %0 = nn.reduce_mean %a [0, 2] : tensor<2x3x4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// Max starts from -inf; over every axis it gives a rank-0 tensor.
+// CHECK-LABEL: func.func @reduce_max_all
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4xf32>) -> tensor<f32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<f32>
+// CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[E]] : tensor<f32>) -> tensor<f32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<f32>) dimensions = [0, 1, 2]
+// CHECK-NEXT:    return %[[R]] : tensor<f32>
+func.func @reduce_max_all(%a: tensor<2x3x4xf32>) -> tensor<f32> {
+  %0 = nn.reduce_max %a [0, 1, 2] : tensor<2x3x4xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// softmax = exp(x - max) / sum(exp(x - max)), the max and the sum kept as
+// [2, 1] and broadcast back along the axis.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT:    %[[MINIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[E0]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[MAX:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3xf32>) outs(%[[MINIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[SHIFT:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[MAXK]] : tensor<2x3xf32>, tensor<2x1xf32>) outs(%[[E1]] : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X0:[^:]+]]: f32, %[[Y0:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[X0]], %[[Y0]] : f32
+// CHECK-NEXT:      linalg.yield %[[D]] : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[EXP:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[SHIFT]] : tensor<2x3xf32>) outs(%[[E2]] : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X1:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[X1E:.*]] = math.exp %[[X1]] : f32
+// CHECK-NEXT:      linalg.yield %[[X1E]] : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[E3:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[SINIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E3]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[EXP]] : tensor<2x3xf32>) outs(%[[SINIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+// CHECK-NEXT:    %[[E4:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[EXP]], %[[SUMK]] : tensor<2x3xf32>, tensor<2x1xf32>) outs(%[[E4]] : tensor<2x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X2:[^:]+]]: f32, %[[Y2:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[X2]], %[[Y2]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    return %[[P]] : tensor<2x3xf32>
+func.func @softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.softmax %a {axis = 1 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// log_softmax = (x - max) - log(sum(exp(x - max))), here over axis 0.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK:         %[[MAX:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
+// CHECK-NEXT:    %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
+// CHECK:         %[[SHIFT:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[A]], %[[MAXK]] : tensor<2x3xf32>, tensor<1x3xf32>)
+// CHECK:           arith.subf
+// CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[SHIFT]] : tensor<2x3xf32>)
+// CHECK:           math.exp
+// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[EXP]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
+// CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[SHIFT]], %[[SUMK]] : tensor<2x3xf32>, tensor<1x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[S:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[LOG:.*]] = math.log %[[S]] : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.subf %[[X]], %[[LOG]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<2x3xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<2x3xf32>
+func.func @log_softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = nn.log_softmax %a {axis = 0 : i64} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// (x - mean) * rsqrt(mean((x - mean)^2) + eps) * gamma + beta over the
+// trailing axes; gamma and beta broadcast along the rows.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG:   #[[ROW:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[X]] : tensor<2x8xf32>) outs(%[[INIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUMK]] : tensor<2x1xf32>)
+// CHECK:           arith.divf %{{.*}}, %[[N]] : f32
+// CHECK:         %[[C:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[X]], %[[MEAN]] : tensor<2x8xf32>, tensor<2x1xf32>)
+// CHECK:           arith.subf
+// CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[C]], %[[C]] : tensor<2x8xf32>, tensor<2x8xf32>)
+// CHECK:           arith.mulf
+// CHECK:         %[[VSUM:.*]] = linalg.reduce { arith.addf } ins(%[[SQ]] : tensor<2x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[VSUMK:.*]] = tensor.expand_shape %[[VSUM]]
+// CHECK-NEXT:    %[[N2:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[VSUMK]] : tensor<2x1xf32>)
+// CHECK:           arith.divf %{{.*}}, %[[N2]] : f32
+// CHECK:         %[[INV:.*]] = linalg.generic {{.*}} ins(%[[VAR]] : tensor<2x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-NEXT:      %[[VE:.*]] = arith.addf %[[V]], %[[EPS]] : f32
+// CHECK-NEXT:      %[[RS:.*]] = math.rsqrt %[[VE]] : f32
+// CHECK-NEXT:      linalg.yield %[[RS]] : f32
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[C]], %[[INV]], %[[G]], %[[B]] : tensor<2x8xf32>, tensor<2x1xf32>, tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<2x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[C0:[^:]+]]: f32, %[[I0:[^:]+]]: f32, %[[G0:[^:]+]]: f32, %[[B0:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[M0:.*]] = arith.mulf %[[C0]], %[[I0]] : f32
+// CHECK-NEXT:      %[[M1:.*]] = arith.mulf %[[M0]], %[[G0]] : f32
+// CHECK-NEXT:      %[[A0:.*]] = arith.addf %[[M1]], %[[B0]] : f32
+// CHECK-NEXT:      linalg.yield %[[A0]] : f32
+// CHECK-NEXT:    } -> tensor<2x8xf32>
+// CHECK-NEXT:    return %[[Y]] : tensor<2x8xf32>
+func.func @layer_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// With a residual, the sum is what gets normalised.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @layer_norm_residual
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[R:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[H:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[R]] : tensor<2x4x8xf32>, tensor<2x4x8xf32>) outs(%[[E]] : tensor<2x4x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[P:[^:]+]]: f32, %[[Q:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[P]], %[[Q]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK-NEXT:    } -> tensor<2x4x8xf32>
+// CHECK:         linalg.reduce { arith.addf } ins(%[[H]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x4xf32>) dimensions = [2]
+// CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4x8xf32>, tensor<2x4x1xf32>)
+// CHECK:           arith.subf
+// CHECK:           math.rsqrt
+// CHECK:         ins(%{{.*}}, %{{.*}}, %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<8xf32>, tensor<8xf32>)
+func.func @layer_norm_residual(%x: tensor<2x4x8xf32>, %r: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %0 = nn.layer_norm %x + %r, %g, %b {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Over the last two axes: gamma [4, 8], a count of 32.
+// CHECK-DAG:   #[[TAIL:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @layer_norm_two_axes
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
+// CHECK:         linalg.reduce { arith.addf } ins(%[[X]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1, 2]
+// CHECK:         arith.constant 3.200000e+01 : f32
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[TAIL]], #[[TAIL]], #{{.*}}], {{.*}} ins(%{{.*}}, %{{.*}}, %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+func.func @layer_norm_two_axes(%x: tensor<2x4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME:    (%[[A:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x16xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<4x8xf32>
+func.func @matmul(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %0 = nn.matmul %a, %b : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A rank-2 rhs shared by the batch: the lhs rows are folded into one
+// [8, 16] x [16, 8] linalg.matmul and the result unfolded.
+// CHECK-LABEL: func.func @matmul_shared_rhs
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x4x16xf32>, %[[B:.*]]: tensor<16x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[AF:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1, 2]] : tensor<2x4x16xf32> into tensor<128xf32>
+// CHECK-NEXT:    %[[A2:.*]] = tensor.expand_shape %[[AF]] {{\[\[}}0, 1]] output_shape [8, 16] : tensor<128xf32> into tensor<8x16xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.matmul ins(%[[A2]], %[[B]] : tensor<8x16xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[PF:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1]] : tensor<8x8xf32> into tensor<64xf32>
+// CHECK-NEXT:    %[[R:.*]] = tensor.expand_shape %[[PF]] {{\[\[}}0, 1, 2]] output_shape [2, 4, 8] : tensor<64xf32> into tensor<2x4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<2x4x8xf32>
+// CHECK-NOT:     linalg.batch_matmul
+func.func @matmul_shared_rhs(%a: tensor<2x4x16xf32>, %b: tensor<16x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = nn.matmul %a, %b : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Equal batches: linalg.batch_matmul on the operands as they are.
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x4x16xf32>, %[[B:.*]]: tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.batch_matmul ins(%[[A]], %[[B]] : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%[[INIT]] : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<2x4x8xf32>
+func.func @batch_matmul(%a: tensor<2x4x16xf32>, %b: tensor<2x16x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = nn.matmul %a, %b : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Broadcast batches: the rhs [3, 16, 8] is repeated to the joint batch
+// [2, 3] by a generic copy, both batches flattened to 6, one
+// linalg.batch_matmul, and the result unflattened.
+// CHECK-DAG:   #[[BATCH:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @matmul_broadcast_batch
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4x16xf32>, %[[B:.*]]: tensor<3x16x8xf32>) -> tensor<2x3x4x8xf32>
+// CHECK-NEXT:    %[[AF:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1, 2, 3]] : tensor<2x3x4x16xf32> into tensor<384xf32>
+// CHECK-NEXT:    %[[A3:.*]] = tensor.expand_shape %[[AF]] {{\[\[}}0, 1, 2]] output_shape [6, 4, 16] : tensor<384xf32> into tensor<6x4x16xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3x16x8xf32>
+// CHECK-NEXT:    %[[BB:.*]] = linalg.generic {indexing_maps = [#[[BATCH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[B]] : tensor<3x16x8xf32>) outs(%[[E]] : tensor<2x3x16x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      linalg.yield %[[X]] : f32
+// CHECK-NEXT:    } -> tensor<2x3x16x8xf32>
+// CHECK-NEXT:    %[[BF:.*]] = tensor.collapse_shape %[[BB]] {{\[\[}}0, 1, 2, 3]] : tensor<2x3x16x8xf32> into tensor<768xf32>
+// CHECK-NEXT:    %[[B3:.*]] = tensor.expand_shape %[[BF]] {{\[\[}}0, 1, 2]] output_shape [6, 16, 8] : tensor<768xf32> into tensor<6x16x8xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<6x4x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E2]] : tensor<6x4x8xf32>) -> tensor<6x4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.batch_matmul ins(%[[A3]], %[[B3]] : tensor<6x4x16xf32>, tensor<6x16x8xf32>) outs(%[[INIT]] : tensor<6x4x8xf32>) -> tensor<6x4x8xf32>
+// CHECK-NEXT:    %[[PF:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2]] : tensor<6x4x8xf32> into tensor<192xf32>
+// CHECK-NEXT:    %[[R:.*]] = tensor.expand_shape %[[PF]] {{\[\[}}0, 1, 2, 3]] output_shape [2, 3, 4, 8] : tensor<192xf32> into tensor<2x3x4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<2x3x4x8xf32>
+func.func @matmul_broadcast_batch(%a: tensor<2x3x4x16xf32>, %b: tensor<3x16x8xf32>) -> tensor<2x3x4x8xf32> {
+  %0 = nn.matmul %a, %b : (tensor<2x3x4x16xf32>, tensor<3x16x8xf32>) -> tensor<2x3x4x8xf32>
+  return %0 : tensor<2x3x4x8xf32>
+}
+
+// -----
+
+// transpose_rhs (a Linear weight [out, in]) is read as [n, k] by the
+// matmul's indexing maps, never copied; the bias and the activation are one
+// generic after the product.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG:   #[[LAST:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-DAG:   #[[MK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[NK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[MN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @fused_matmul
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x16xf32>, %[[W:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK-NEXT:    %[[XF:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1, 2]] : tensor<2x4x16xf32> into tensor<128xf32>
+// CHECK-NEXT:    %[[X2:.*]] = tensor.expand_shape %[[XF]] {{\[\[}}0, 1]] output_shape [8, 16] : tensor<128xf32> into tensor<8x16xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E1]] : tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.matmul indexing_maps = [#[[MK]], #[[NK]], #[[MN]]] ins(%[[X2]], %[[W]] : tensor<8x16xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[PF:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1]] : tensor<8x8xf32> into tensor<64xf32>
+// CHECK-NEXT:    %[[P3:.*]] = tensor.expand_shape %[[PF]] {{\[\[}}0, 1, 2]] output_shape [2, 4, 8] : tensor<64xf32> into tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[LAST]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P3]], %[[B]] : tensor<2x4x8xf32>, tensor<8xf32>) outs(%[[E2]] : tensor<2x4x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %[[BV:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[V]], %[[BV]] : f32
+// CHECK:           %[[T:.*]] = math.tanh %{{.*}} : f32
+// CHECK:           %[[Y:.*]] = arith.mulf %[[S]], %{{.*}} : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<2x4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<2x4x8xf32>
+func.func @fused_matmul(%x: tensor<2x4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  %0 = nn.fused_matmul %x, %w bias %b {activation = #nn.activation<gelu_tanh>, transpose_rhs} : (tensor<2x4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// ReLU without a bias: max(x, 0) on the product alone.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @fused_matmul_relu
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>) -> tensor<4x8xf32>
+// CHECK:         %[[P:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<4x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[P]] : tensor<4x8xf32>) outs(%[[E]] : tensor<4x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.maximumf %[[V]], %[[ZERO]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<4x8xf32>
+func.func @fused_matmul_relu(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %0 = nn.fused_matmul %x, %w {activation = #nn.activation<relu>} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The exact GELU after a bias on a rank-2 product.
+// CHECK-LABEL: func.func @fused_matmul_gelu
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK:         %[[P:.*]] = linalg.matmul ins(%[[X]], %[[W]] : tensor<4x16xf32>, tensor<16x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %[[B]] : tensor<4x8xf32>, tensor<8xf32>)
+// CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %[[BV:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[V]], %[[BV]] : f32
+// CHECK:           math.erf
+// CHECK-NOT:       math.tanh
+// CHECK:           linalg.yield
+func.func @fused_matmul_gelu(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = nn.fused_matmul %x, %w bias %b {activation = #nn.activation<gelu>} : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// No epilogue: the product is the result, no generic after it.
+// CHECK-DAG:   #[[MK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[NK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[MN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @fused_matmul_transpose_only
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[W:.*]]: tensor<8x16xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E1]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[P:.*]] = linalg.matmul indexing_maps = [#[[MK]], #[[NK]], #[[MN]]] ins(%[[X]], %[[W]] : tensor<4x16xf32>, tensor<8x16xf32>) outs(%[[INIT]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    return %[[P]] : tensor<4x8xf32>
+func.func @fused_matmul_transpose_only(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %0 = nn.fused_matmul %x, %w {transpose_rhs} : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Causal attention: scores = q kᵀ as a batch_matmul over b·h, the scale and
+// the hidden future (a constant, j > i) in one generic, a softmax over the
+// keys, then probabilities x v.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[SQSK:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-LABEL: func.func @attention_causal
+// CHECK-SAME:    (%[[Q:.*]]: tensor<1x2x3x4xf32>, %[[K:.*]]: tensor<1x2x3x4xf32>, %[[V:.*]]: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+// CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<1x2x4x3xf32>
+// CHECK-NEXT:    %[[KT:.*]] = linalg.transpose ins(%[[K]] : tensor<1x2x3x4xf32>) outs(%[[E0]] : tensor<1x2x4x3xf32>) permutation = [0, 1, 3, 2]
+// CHECK:         %[[Q3:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 4] : tensor<24xf32> into tensor<2x3x4xf32>
+// CHECK:         %[[KT3:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 4, 3] : tensor<24xf32> into tensor<2x4x3xf32>
+// CHECK:         %[[S:.*]] = linalg.batch_matmul ins(%[[Q3]], %[[KT3]] : tensor<2x3x4xf32>, tensor<2x4x3xf32>) outs(%{{.*}} : tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+// CHECK:         %[[S4:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 3, 3] : tensor<18xf32> into tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[FUTURE:.*]] = arith.constant dense<{{\[\[}}false, true, true], [false, false, true], [false, false, false]]> : tensor<3x3xi1>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[M:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[SQSK]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S4]], %[[FUTURE]] : tensor<1x2x3x3xf32>, tensor<3x3xi1>) outs(%[[E1]] : tensor<1x2x3x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[H:[^:]+]]: i1, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:      %[[XS:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.select %[[H]], %[[NEGINF]], %[[XS]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<1x2x3x3xf32>
+// CHECK:         linalg.reduce { arith.maximumf } ins(%[[M]] : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
+// CHECK:         math.exp
+// CHECK:         linalg.reduce { arith.addf } ins(%{{.*}} : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
+// CHECK:         arith.divf
+// CHECK:         %[[P3:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 3] : tensor<18xf32> into tensor<2x3x3xf32>
+// CHECK-NEXT:    %[[VF:.*]] = tensor.collapse_shape %[[V]] {{\[\[}}0, 1, 2, 3]] : tensor<1x2x3x4xf32> into tensor<24xf32>
+// CHECK-NEXT:    %[[V3:.*]] = tensor.expand_shape %[[VF]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 4] : tensor<24xf32> into tensor<2x3x4xf32>
+// CHECK:         %[[O:.*]] = linalg.batch_matmul ins(%[[P3]], %[[V3]] : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    %[[OF:.*]] = tensor.collapse_shape %[[O]] {{\[\[}}0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK-NEXT:    %[[R:.*]] = tensor.expand_shape %[[OF]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 2, 3, 4] : tensor<24xf32> into tensor<1x2x3x4xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<1x2x3x4xf32>
+func.func @attention_causal(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = nn.attention %q, %k, %v {causal, scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %0 : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// An i1 padding mask [b, 1, 1, sk] hides keys with mask_fill; the scores are
+// [b·h, sq, sk] = [4, 3, 5].
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[PAD:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+// CHECK-LABEL: func.func @attention_bool_mask
+// CHECK-SAME:    (%[[Q:.*]]: tensor<2x2x3x4xf32>, %[[K:.*]]: tensor<2x2x5x4xf32>, %[[V:.*]]: tensor<2x2x5x4xf32>, %[[MASK:.*]]: tensor<2x1x1x5xi1>)
+// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<4x3x4xf32>, tensor<4x4x5xf32>) outs(%{{.*}} : tensor<4x3x5xf32>)
+// CHECK:         %[[S4:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 2, 3, 5] : tensor<60xf32> into tensor<2x2x3x5xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<2x2x3x5xf32>
+// CHECK-NEXT:    %[[M:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[PAD]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S4]], %[[MASK]] : tensor<2x2x3x5xf32>, tensor<2x1x1x5xi1>) outs(%[[E1]] : tensor<2x2x3x5xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[H:[^:]+]]: i1, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:      %[[XS:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[FILL:.*]] = arith.constant -1.000000e+09 : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.select %[[H]], %[[FILL]], %[[XS]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<2x2x3x5xf32>
+// CHECK:         linalg.reduce { arith.maximumf } ins(%[[M]] : tensor<2x2x3x5xf32>)
+// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<4x3x5xf32>, tensor<4x5x4xf32>) outs(%{{.*}} : tensor<4x3x4xf32>)
+func.func @attention_bool_mask(%q: tensor<2x2x3x4xf32>, %k: tensor<2x2x5x4xf32>, %v: tensor<2x2x5x4xf32>, %m: tensor<2x1x1x5xi1>) -> tensor<2x2x3x4xf32> {
+  %0 = nn.attention %q, %k, %v mask %m {mask_fill = -1.0e9 : f64, scale = 0.5 : f64} : (tensor<2x2x3x4xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>, tensor<2x1x1x5xi1>) -> tensor<2x2x3x4xf32>
+  return %0 : tensor<2x2x3x4xf32>
+}
+
+// -----
+
+// Causal and an i1 mask: a key is hidden when either says so.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[SQSK:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-LABEL: func.func @attention_causal_bool_mask
+// CHECK-SAME:    (%[[Q:.*]]: tensor<1x2x3x4xf32>, %[[MASK:.*]]: tensor<3x3xi1>)
+// CHECK:         %[[FUTURE:.*]] = arith.constant dense<{{\[\[}}false, true, true], [false, false, true], [false, false, false]]> : tensor<3x3xi1>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [#[[ID]], #[[SQSK]], #[[SQSK]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}}, %[[FUTURE]], %[[MASK]] : tensor<1x2x3x3xf32>, tensor<3x3xi1>, tensor<3x3xi1>) outs(%[[E1]] : tensor<1x2x3x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[C:[^:]+]]: i1, %[[B:[^:]+]]: i1, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:      %[[XS:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[H:.*]] = arith.ori %[[C]], %[[B]] : i1
+// CHECK-NEXT:      %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.select %[[H]], %[[NEGINF]], %[[XS]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<1x2x3x3xf32>
+func.func @attention_causal_bool_mask(%q: tensor<1x2x3x4xf32>, %m: tensor<3x3xi1>) -> tensor<1x2x3x4xf32> {
+  %0 = nn.attention %q, %q, %q mask %m {causal, scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xi1>) -> tensor<1x2x3x4xf32>
+  return %0 : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// A float mask is added to the scaled scores; nothing is selected.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG:   #[[SQSK:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-LABEL: func.func @attention_float_mask
+// CHECK-SAME:    (%[[Q:.*]]: tensor<1x2x3x4xf32>, %[[MASK:.*]]: tensor<3x3xf32>)
+// CHECK:         %[[S4:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 3, 3] : tensor<18xf32> into tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<1x2x3x3xf32>
+// CHECK-NEXT:    %{{.*}} = linalg.generic {indexing_maps = [#[[ID]], #[[SQSK]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S4]], %[[MASK]] : tensor<1x2x3x3xf32>, tensor<3x3xf32>) outs(%[[E1]] : tensor<1x2x3x3xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[A:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[SCALE:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:      %[[XS:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[Y:.*]] = arith.addf %[[XS]], %[[A]] : f32
+// CHECK-NEXT:      linalg.yield %[[Y]] : f32
+// CHECK-NEXT:    } -> tensor<1x2x3x3xf32>
+// CHECK-NOT:     arith.select
+func.func @attention_float_mask(%q: tensor<1x2x3x4xf32>, %m: tensor<3x3xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = nn.attention %q, %q, %q mask %m {scale = 0.5 : f64} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xf32>) -> tensor<1x2x3x4xf32>
+  return %0 : tensor<1x2x3x4xf32>
+}
