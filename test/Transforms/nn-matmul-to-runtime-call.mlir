@@ -353,3 +353,43 @@ func.func @tensors(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32
   %m = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %m : tensor<4x8xf32>
 }
+
+// -----
+
+// Must not rewrite: after the zero fill, a view of the output is written,
+// so the output no longer holds zeros when the matmul accumulates into it.
+// CHECK-LABEL: func.func @view_written_after_fill
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<4x8xf32>)
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<2x8xf32, strided<[8, 1]>>)
+// CHECK:         linalg.matmul
+// CHECK-NOT:     call @tfrt_gemm_f32
+func.func @view_written_after_fill(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  %top = memref.subview %c[0, 0] [2, 8] [1, 1] : memref<4x8xf32> to memref<2x8xf32, strided<[8, 1]>>
+  linalg.fill ins(%one : f32) outs(%top : memref<2x8xf32, strided<[8, 1]>>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// Must not rewrite: the zero buffer copied into the output was written
+// through a view after its fill.
+// CHECK-LABEL: func.func @source_view_written
+// CHECK:         memref.copy
+// CHECK:         linalg.matmul
+// CHECK-NOT:     call @tfrt_gemm_f32
+func.func @source_view_written(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %z = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<4x8xf32>)
+  %flat = memref.collapse_shape %z [[0, 1]] : memref<4x8xf32> into memref<32xf32>
+  linalg.fill ins(%one : f32) outs(%flat : memref<32xf32>)
+  memref.copy %z, %c : memref<4x8xf32> to memref<4x8xf32>
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  memref.dealloc %z : memref<4x8xf32>
+  return
+}

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace transfuse {
 #define GEN_PASS_DEF_MATMULTORUNTIMECALL
@@ -28,21 +30,50 @@ bool isZeroFill(linalg::FillOp fill) {
          zero.getValue().isZero();
 }
 
+/// Every value viewing the memory of `buffer`: the view sources up to its
+/// allocation, and every view of those, transitively.
+llvm::SmallPtrSet<Value, 8> aliasesOf(Value buffer) {
+  Value root = buffer;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  llvm::SmallPtrSet<Value, 8> aliases;
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!aliases.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value)
+        llvm::append_range(worklist, user->getResults());
+  }
+  return aliases;
+}
+
+bool touches(Operation *op, const llvm::SmallPtrSet<Value, 8> &aliases) {
+  return llvm::any_of(op->getOperands(),
+                      [&](Value operand) { return aliases.contains(operand); });
+}
+
 /// Whether `buffer` holds zeros right before `point`: the last op before it
-/// in the block that writes `buffer` is a zero fill. Ops that only read it
-/// (a copy from it, a linalg op taking it as an input) are passed over.
+/// in the block that writes its memory (through any view) is a zero fill of
+/// `buffer` itself. Ops that only read it (a copy from it, a linalg op
+/// taking it as an input) and ops making views of it are passed over.
 bool isZeroBefore(Operation *point, Value buffer) {
+  llvm::SmallPtrSet<Value, 8> aliases = aliasesOf(buffer);
   for (Operation *prev = point->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
-    if (!llvm::is_contained(prev->getOperands(), buffer))
+    if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(prev))
       return fill.getOutputs()[0] == buffer && isZeroFill(fill);
     if (auto copy = dyn_cast<memref::CopyOp>(prev);
-        copy && copy.getSource() == buffer && copy.getTarget() != buffer)
+        copy && !aliases.contains(copy.getTarget()))
       continue;
     auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
-    if (linalgOp && !llvm::is_contained(linalgOp.getDpsInits(), buffer))
+    if (linalgOp && llvm::none_of(linalgOp.getDpsInits(), [&](Value init) {
+          return aliases.contains(init);
+        }))
       continue;
     return false;
   }
@@ -50,17 +81,20 @@ bool isZeroBefore(Operation *point, Value buffer) {
 }
 
 /// The op that zeroes `output` last before `op`: a zero fill of it, or a
-/// copy into it from a zero buffer. The GEMM overwrites, so it goes away.
+/// copy into it from a zero buffer, with nothing touching its memory in
+/// between. The GEMM overwrites, so the zeroing goes away.
 Operation *findZeroInit(Operation *op, Value output) {
+  llvm::SmallPtrSet<Value, 8> aliases = aliasesOf(output);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
+      continue;
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
         fill && fill.getOutputs()[0] == output)
       return isZeroFill(fill) ? prev : nullptr;
     if (auto copy = dyn_cast<memref::CopyOp>(prev);
         copy && copy.getTarget() == output)
       return isZeroBefore(copy, copy.getSource()) ? prev : nullptr;
-    if (llvm::is_contained(prev->getOperands(), output))
-      return nullptr;
+    return nullptr;
   }
   return nullptr;
 }
