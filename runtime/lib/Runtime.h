@@ -8,6 +8,7 @@
 #define TRANSFUSE_RUNTIME_LIB_RUNTIME_H
 
 #include "transfuse/transfuse.h"
+#include "transfuse/transfuse.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -26,15 +27,8 @@ namespace transfuse::rt {
 // Errors
 //===----------------------------------------------------------------------===//
 
-class Error : public std::runtime_error {
-public:
-  Error(tf_status status, const std::string &message)
-      : std::runtime_error(message), status_(status) {}
-  tf_status status() const { return status_; }
-
-private:
-  tf_status status_;
-};
+/// The public wrapper's error: a status and a one-line message.
+using transfuse::Error;
 
 [[noreturn]] inline void fail(tf_status status, const std::string &message) {
   throw Error(status, message);
