@@ -1,0 +1,877 @@
+#!/usr/bin/python3
+"""Forward-pass latency of the seed models: Transfuse (CPU) against PyTorch
+eager, side by side, on the same weights, inputs and thread count.
+
+    /usr/bin/python3 bench/forward.py [--models NAME ...] [--threads 2] [--repeats N]
+
+For each model it compiles the spec (cached in bench/.cache), writes the
+PyTorch reference model's weights and one batch of random inputs, then runs
+each side in its own process: warm-up, then `forward` repeatedly. It prints
+median / min / spread of the latency, tokens per second, peak resident memory
+and the share of the machine's measured fp32 GEMM rate each side reaches.
+bench/README.md explains every column.
+
+The PyTorch peer runs on OpenBLAS (LD_LIBRARY_PATH=PEER_BLAS_DIR, as
+DESIGN.md requires) and its own 1024^3 GEMM rate is printed, so a peer on
+the reference BLAS is seen at once.
+"""
+import argparse
+import datetime
+import gc
+import json
+import os
+import platform
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH_DIR)
+CACHE_DIR = os.path.join(BENCH_DIR, ".cache")
+PYTHON_TESTS = os.path.join(ROOT, "test", "python")
+PEER_BLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+MODELS = ["char_lm", "sentiment_classifier", "transformer_small",
+          "transformer_base"]
+# Parameters that are looked up, not multiplied (no FLOPs).
+EMBEDDINGS = {"embedding.weight", "token_embedding.weight",
+              "pos_embedding.weight", "src_embed.weight", "tgt_embed.weight"}
+# Below this, the peer's 1024^3 GEMM is not running on a real BLAS.
+PEER_GEMM_FLOOR_GFLOPS = 100.0
+GEMM_SIZE = 1024
+# Other work above this share of the CPUs makes a timing suspect.
+QUIET_BUSY = 0.15
+# OpenBLAS's kernel set for an instruction set (OPENBLAS_CORETYPE).
+BEST_CORE = {"AVX-512": "SkylakeX", "AVX2": "Haswell"}
+
+
+# --- Small helpers shared by the driver and the workers -----------------------
+
+def read_status(field):
+    """A VmRSS/VmHWM-style field of /proc/self/status, in KiB."""
+    with open("/proc/self/status") as f:
+        match = re.search(r"^%s:\s+(\d+) kB" % field, f.read(), re.M)
+    return int(match.group(1)) if match else -1
+
+
+def reset_peak_rss():
+    """Resets VmHWM to the current RSS (Linux >= 4.0); False if it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def mapped_libraries(pattern):
+    """Paths of the shared objects this process has mapped that match."""
+    found = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            if re.search(pattern, os.path.basename(path)):
+                found.add(os.path.realpath(path))
+    return sorted(found)
+
+
+def openblas_core():
+    """The kernel set ("Haswell", "SkylakeX", "Prescott", ...) that the
+    OpenBLAS mapped into this process chose for this CPU, or None."""
+    import ctypes
+    for path in mapped_libraries(r"^libopenblas"):
+        try:
+            fn = ctypes.CDLL(path).openblas_get_corename
+        except (OSError, AttributeError):
+            continue
+        fn.restype = ctypes.c_char_p
+        return fn().decode()
+    return None
+
+
+def time_calls(fn, warmup, repeats, min_repeats, max_seconds):
+    """Per-call wall times in seconds: `warmup` untimed calls, then up to
+    `repeats` timed ones, stopping early (after at least `min_repeats`) once
+    `max_seconds` have been spent timing."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    deadline = time.perf_counter() + max_seconds
+    while len(times) < repeats:
+        start = time.perf_counter_ns()
+        fn()
+        times.append((time.perf_counter_ns() - start) * 1e-9)
+        if len(times) >= min_repeats and time.perf_counter() > deadline:
+            break
+    return times
+
+
+def emit(result):
+    """A worker's result: one JSON line on stdout."""
+    sys.stdout.write("BENCH-RESULT " + json.dumps(result) + "\n")
+    sys.stdout.flush()
+
+
+# --- Worker: Transfuse through the runtime's C API (ctypes) -------------------
+
+def load_runtime(path):
+    import ctypes as C
+
+    class Tensor(C.Structure):
+        _fields_ = [("dtype", C.c_int), ("rank", C.c_int32),
+                    ("shape", C.c_int64 * 8), ("data", C.c_void_p)]
+
+    class NamedTensor(C.Structure):
+        _fields_ = [("name", C.c_char_p), ("tensor", Tensor)]
+
+    lib = C.CDLL(path, mode=C.RTLD_LOCAL)
+    P, I32, VP = C.POINTER, C.c_int32, C.c_void_p
+    signatures = {
+        "tf_last_error": ([], C.c_char_p),
+        "tf_set_num_threads": ([I32], C.c_int),
+        "tf_get_num_threads": ([], I32),
+        "tf_artifact_open": ([C.c_char_p, P(VP)], C.c_int),
+        "tf_artifact_close": ([VP], None),
+        "tf_artifact_find_entry_point": ([VP, C.c_char_p, P(I32)], C.c_int),
+        "tf_entry_point_num_outputs": ([VP, I32], I32),
+        "tf_session_create": ([VP, P(VP)], C.c_int),
+        "tf_session_destroy": ([VP], None),
+        "tf_session_load_parameters": ([VP, C.c_char_p], C.c_int),
+        "tf_session_run": ([VP, C.c_char_p, P(NamedTensor), I32,
+                            P(NamedTensor), I32], C.c_int),
+        "tf_tensor_file_read": ([C.c_char_p, P(VP)], C.c_int),
+        "tf_tensor_file_close": ([VP], None),
+        "tf_tensor_file_count": ([VP], I32),
+        "tf_tensor_file_get": ([VP, I32, P(NamedTensor)], C.c_int),
+        "tf_tensor_file_write": ([C.c_char_p, P(NamedTensor), I32], C.c_int),
+        "tfrt_gemm_f32": ([C.c_int64] * 4 + [VP, C.c_int64, VP, C.c_int64,
+                                             I32, VP, I32, VP, C.c_int64],
+                          None),
+    }
+    for name, (args, result) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = args, result
+    lib.NamedTensor = NamedTensor
+    return lib
+
+
+def check(lib, status, what):
+    if status != 0:
+        raise SystemExit("error: %s: %s" % (what, lib.tf_last_error().decode()))
+
+
+def worker_ours(args):
+    import ctypes as C
+    rss_import = read_status("VmRSS")
+    lib = load_runtime(args.runtime)
+    check(lib, lib.tf_set_num_threads(args.threads), "tf_set_num_threads")
+
+    if args.gemm:
+        n = GEMM_SIZE
+        pattern = struct.pack("<4f", 0.5, -0.25, 0.125, 1.0) * (n * n // 4)
+        a, b = C.create_string_buffer(pattern), C.create_string_buffer(pattern)
+        c = C.create_string_buffer(4 * n * n)
+        times = time_calls(
+            lambda: lib.tfrt_gemm_f32(1, n, n, n, a, 0, b, 0, 0, None, 0, c, 0),
+            3, args.repeats, 5, args.max_seconds)
+        emit({"times": times, "blas": mapped_libraries(r"openblas|blas"),
+              "core": openblas_core()})
+        return
+
+    artifact, session = C.c_void_p(), C.c_void_p()
+    check(lib, lib.tf_artifact_open(args.tfm.encode(), C.byref(artifact)),
+          "open " + args.tfm)
+    check(lib, lib.tf_session_create(artifact, C.byref(session)),
+          "tf_session_create")
+    check(lib, lib.tf_session_load_parameters(session, args.weights.encode()),
+          "load " + args.weights)
+    inputs_file = C.c_void_p()
+    check(lib, lib.tf_tensor_file_read(args.inputs.encode(),
+                                       C.byref(inputs_file)), "read inputs")
+    count = lib.tf_tensor_file_count(inputs_file)
+    inputs = (lib.NamedTensor * count)()
+    for i in range(count):
+        check(lib, lib.tf_tensor_file_get(inputs_file, i, C.byref(inputs[i])),
+              "input %d" % i)
+    entry = C.c_int32()
+    check(lib, lib.tf_artifact_find_entry_point(artifact, b"forward",
+                                                C.byref(entry)), "forward")
+    num_outputs = lib.tf_entry_point_num_outputs(artifact, entry)
+    outputs = (lib.NamedTensor * num_outputs)()
+    hwm_setup = read_status("VmHWM")
+    peak_reset = reset_peak_rss()
+
+    def forward():
+        check(lib, lib.tf_session_run(session, b"forward", inputs, count,
+                                      outputs, num_outputs), "forward")
+
+    for _ in range(args.warmup):
+        forward()
+    if args.gemm_stats:  # bench/gemm_interpose.c is preloaded
+        interposer = C.CDLL(None)
+        interposer.tf_bench_gemm_reset()
+    times = time_calls(forward, 0, args.repeats, args.min_repeats,
+                       args.max_seconds)
+    hwm_forward = read_status("VmHWM")
+    gemm = None
+    if args.gemm_stats:
+        seconds, flops, calls = C.c_double(), C.c_double(), C.c_int64()
+        interposer.tf_bench_gemm_stats(C.byref(seconds), C.byref(flops),
+                                       C.byref(calls))
+        gemm = {"seconds": seconds.value, "flops": flops.value,
+                "calls": calls.value}
+    check(lib, lib.tf_tensor_file_write(args.outputs.encode(), outputs,
+                                         num_outputs), "write outputs")
+    emit({"times": times, "rss_import_kib": rss_import,
+          "hwm_setup_kib": hwm_setup, "hwm_forward_kib": hwm_forward,
+          "peak_reset": peak_reset, "threads": lib.tf_get_num_threads(),
+          "blas": mapped_libraries(r"openblas|blas"), "gemm": gemm})
+    lib.tf_tensor_file_close(inputs_file)
+    lib.tf_session_destroy(session)
+    lib.tf_artifact_close(artifact)
+
+
+# --- Worker: PyTorch eager (the peer) -----------------------------------------
+
+def worker_torch(args):
+    import numpy as np
+    import torch
+    rss_import = read_status("VmRSS")
+    torch.set_num_threads(args.threads)
+
+    if args.gemm:
+        n = GEMM_SIZE
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        c = torch.empty(n, n)
+        times = time_calls(lambda: torch.mm(a, b, out=c), 3, args.repeats, 5,
+                           args.max_seconds)
+        emit({"times": times, "torch": torch.__version__,
+              "threads": torch.get_num_threads(),
+              "blas": mapped_libraries(r"openblas|blas"),
+              "core": openblas_core()})
+        return
+
+    sys.path.insert(0, PYTHON_TESTS)
+    import reference_models
+    import safetensors_io
+    module = reference_models.build(args.model).eval()
+    weights, _ = safetensors_io.load(args.weights)
+    module.load_state_dict(
+        {k: torch.from_numpy(np.array(v)) for k, v in weights.items()},
+        strict=True)
+    inputs, _ = safetensors_io.load(args.inputs)
+    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
+    tensors = [torch.from_numpy(np.array(inputs[name])) for name in names]
+    del weights, inputs
+    gc.collect()
+    hwm_setup = read_status("VmHWM")
+    peak_reset = reset_peak_rss()
+    result = []
+
+    def forward():
+        result.clear()  # as a loop over batches would, drop the last output
+        with torch.no_grad():
+            result.append(module(*tensors))
+
+    times = time_calls(forward, args.warmup, args.repeats, args.min_repeats,
+                       args.max_seconds)
+    hwm_forward = read_status("VmHWM")
+    safetensors_io.save(args.outputs, {"output": result[0].numpy()})
+    emit({"times": times, "rss_import_kib": rss_import,
+          "hwm_setup_kib": hwm_setup, "hwm_forward_kib": hwm_forward,
+          "peak_reset": peak_reset, "threads": torch.get_num_threads(),
+          "blas": mapped_libraries(r"openblas|blas")})
+
+
+# --- Worker: the reference model's weights ------------------------------------
+
+def worker_weights(args):
+    import torch
+    sys.path.insert(0, PYTHON_TESTS)
+    import reference_models
+    import safetensors_io
+    torch.manual_seed(0)
+    module = reference_models.build(args.model)
+    safetensors_io.save(
+        args.weights, {k: v.detach().numpy() for k, v in
+                       module.state_dict().items()},
+        metadata={"format": "pt", "model": args.model})
+    emit({})
+
+
+# --- The driver ----------------------------------------------------------------
+
+def run_worker(kind, args, extra, peer, core=None, preload=None):
+    env = dict(os.environ)
+    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE"):
+        env.pop(name, None)
+    core = core or args.openblas_core
+    if core:
+        env["OPENBLAS_CORETYPE"] = core
+    if preload:
+        env["LD_PRELOAD"] = preload
+        env["TF_BENCH_RUNTIME"] = args.runtime
+        extra = extra + ["--gemm-stats"]
+    if peer:
+        env["LD_LIBRARY_PATH"] = PEER_BLAS_DIR
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    command = [sys.executable, os.path.abspath(__file__), "--worker", kind,
+               "--threads", str(args.threads), "--repeats", str(args.repeats),
+               "--max-seconds", str(args.max_seconds),
+               "--runtime", args.runtime] + extra
+    cpu0, ours0, wall0 = cpu_seconds(), children_seconds(), time.time()
+    proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    # CPU time the rest of the machine used meanwhile, as a share of it.
+    others = ((cpu_seconds() - cpu0) - (children_seconds() - ours0)) / max(
+        1e-3, (time.time() - wall0) * len(os.sched_getaffinity(0)))
+    for line in proc.stdout.splitlines():
+        if line.startswith("BENCH-RESULT "):
+            if proc.returncode == 0:
+                result = json.loads(line[len("BENCH-RESULT "):])
+                result["others_busy"] = max(0.0, others)
+                return result
+    raise RuntimeError("%s worker failed (exit %d): %s" % (
+        kind, proc.returncode, (proc.stderr.strip().splitlines() or ["?"])[-1]))
+
+
+def build_interposer():
+    """Builds bench/gemm_interpose.c into the cache; None (and a note) when
+    there is no C compiler."""
+    source = os.path.join(BENCH_DIR, "gemm_interpose.c")
+    target = os.path.join(CACHE_DIR, "gemm_interpose.so")
+    if newer(target, source):
+        return target
+    compiler = os.environ.get("CC", "cc")
+    try:
+        subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", target,
+                        source, "-ldl"], check=True)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print("note: no GEMM split (%s cannot build %s: %s)" % (
+            compiler, os.path.relpath(source, ROOT), error))
+        return None
+    return target
+
+
+def read_manifest(tfm):
+    with open(tfm, "rb") as f:
+        header = f.read(32)
+        if header[:8] != b"TRANSFUS":
+            raise RuntimeError(tfm + ": not a .tfm")
+        (size,) = struct.unpack("<Q", header[16:24])
+        return json.loads(f.read(size))
+
+
+def newer(target, *sources):
+    """True if `target` exists and is newer than every source."""
+    if not os.path.exists(target):
+        return False
+    mtime = os.path.getmtime(target)
+    return all(os.path.getmtime(s) < mtime for s in sources if os.path.exists(s))
+
+
+def compile_model(args, spec, tfm):
+    """Compiles `spec` to `tfm` unless the cached one is newer than the spec
+    and the compiler; returns the compile time, or None when cached."""
+    if newer(tfm, spec, args.compiler):
+        return None
+    start = time.perf_counter()
+    proc = subprocess.run([args.compiler, spec, "--target=cpu", "-o", tfm],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("transfuse-compile %s: %s" % (
+            os.path.basename(spec), proc.stderr.strip()))
+    return time.perf_counter() - start
+
+
+def make_inputs(manifest, seed):
+    """Random token ids in range for every input of `forward`. Inputs of
+    encoder-decoder models (`src`, `tgt`) get rows padded with id 0 to a
+    random length between half and all of the sequence, as a batch of
+    sentences of different lengths is."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    forward = next(e for e in manifest["entry_points"] if e["name"] == "forward")
+    inputs = {}
+    for spec in forward["inputs"]:
+        if spec["dtype"] != "i64":
+            raise RuntimeError("input %s: only i64 token inputs are supported"
+                               % spec["name"])
+        if "max_value" not in spec:
+            raise RuntimeError("input %s: the manifest gives no max_value"
+                               % spec["name"])
+        batch, length = spec["shape"]
+        high = spec["max_value"]
+        padded = spec["name"] in ("src", "tgt")
+        ids = rng.integers(1 if padded else 0, high + 1, size=(batch, length))
+        if padded:
+            for row in range(batch):
+                ids[row, rng.integers((length + 1) // 2, length + 1):] = 0
+        inputs[spec["name"]] = ids.astype(np.int64)
+    return inputs
+
+
+def count_tokens(manifest):
+    """Token positions in one batch: the elements of every input."""
+    forward = next(e for e in manifest["entry_points"] if e["name"] == "forward")
+    total = 0
+    for spec in forward["inputs"]:
+        n = 1
+        for d in spec["shape"]:
+            n *= d
+        total += n
+    return total
+
+
+def forward_flops(model, manifest, heads):
+    """FLOPs of one forward pass: 2*m*n*k for every matmul (README.md). Every
+    Linear's n and k are read from its weight's shape in the manifest, and
+    every 2-D non-embedding parameter must be used exactly once."""
+    shapes = {p["name"]: p["shape"] for p in manifest["parameters"]}
+    forward = next(e for e in manifest["entry_points"] if e["name"] == "forward")
+    dims = {i["name"]: i["shape"] for i in forward["inputs"]}
+    used = []
+    total = 0
+
+    def linear(name, rows):
+        nonlocal total
+        out_features, in_features = shapes[name + ".weight"]
+        used.append(name + ".weight")
+        total += 2 * rows * out_features * in_features
+
+    def attention(batch, q_len, k_len, d_model):
+        # Q Kᵀ and P V, each batch*heads matmuls of q_len x k_len x d_head.
+        nonlocal total
+        total += 2 * (2 * batch * heads * q_len * k_len * (d_model // heads))
+
+    def layers(prefix):
+        found = {int(m.group(1)) for m in
+                 (re.match(re.escape(prefix) + r"(\d+)\.", n) for n in shapes)
+                 if m}
+        return [prefix + "%d." % i for i in sorted(found)]
+
+    if model in ("char_lm", "sentiment_classifier"):
+        batch, seq = dims["tokens"]
+        rows = batch * seq
+        if model == "char_lm":
+            names, ff = ("w_q", "w_k", "w_v", "w_o"), ("w_1", "w_2")
+            attn, ffn, blocks = "self_attn.", "feed_forward.", layers("layers.")
+        else:
+            names = ("toqueries", "tokeys", "tovalues", "unifyheads")
+            ff, attn, ffn = ("0", "2"), "attention.", "ff."
+            blocks = layers("tblocks.")
+        for block in blocks:
+            for name in names:
+                linear(block + attn + name, rows)
+            d_model = shapes[block + attn + names[0] + ".weight"][0]
+            attention(batch, seq, seq, d_model)
+            for name in ff:
+                linear(block + ffn + name, rows)
+        if model == "char_lm":
+            linear("output", rows)
+        else:
+            linear("toprobs", batch)  # after max-pooling over time
+    elif model.startswith("transformer_"):
+        batch, src_len = dims["src"]
+        tgt_len = dims["tgt"][1]
+        src_rows, tgt_rows = batch * src_len, batch * tgt_len
+        for block in layers("encoder.layers."):
+            for name in ("w_q", "w_k", "w_v", "w_o"):
+                linear(block + "self_attn." + name, src_rows)
+            attention(batch, src_len, src_len,
+                      shapes[block + "self_attn.w_q.weight"][0])
+            for name in ("w_1", "w_2"):
+                linear(block + "feed_forward." + name, src_rows)
+        for block in layers("decoder.layers."):
+            for name in ("w_q", "w_k", "w_v", "w_o"):
+                linear(block + "self_attn." + name, tgt_rows)
+            attention(batch, tgt_len, tgt_len,
+                      shapes[block + "self_attn.w_q.weight"][0])
+            linear(block + "src_attn.w_q", tgt_rows)
+            linear(block + "src_attn.w_k", src_rows)  # keys from memory
+            linear(block + "src_attn.w_v", src_rows)
+            linear(block + "src_attn.w_o", tgt_rows)
+            attention(batch, tgt_len, src_len,
+                      shapes[block + "src_attn.w_q.weight"][0])
+            for name in ("w_1", "w_2"):
+                linear(block + "feed_forward." + name, tgt_rows)
+        linear("generator", tgt_rows)
+    else:
+        raise RuntimeError("no FLOP model for '%s'" % model)
+
+    matrices = {n for n, s in shapes.items() if len(s) == 2} - EMBEDDINGS
+    if sorted(used) != sorted(matrices):
+        raise RuntimeError("%s: the FLOP model does not cover the Linear "
+                           "weights exactly: missing %s, unexpected %s" % (
+                               model, sorted(matrices - set(used)),
+                               sorted(set(used) - matrices)))
+    return total
+
+
+def spec_heads(spec):
+    with open(spec) as f:
+        heads = {int(h) for h in re.findall(r"^\s*(?:attention \{ )?heads:\s*(\d+)",
+                                            f.read(), re.M)}
+    if len(heads) != 1:
+        raise RuntimeError("%s: expected one head count, found %s" % (
+            spec, sorted(heads) or "none"))
+    return heads.pop()
+
+
+def cpu_seconds():
+    """Non-idle CPU time of the whole machine since boot, in seconds."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:8]]
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def children_seconds():
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def busy_fraction(seconds=1.0):
+    """The share of the machine's CPU time spent on anything but idle over
+    the next `seconds` (the benchmark itself runs nothing meanwhile)."""
+    def sample():
+        with open("/proc/stat") as f:
+            values = [int(v) for v in f.readline().split()[1:]]
+        return values[3] + values[4], sum(values)  # idle + iowait, total
+    idle0, total0 = sample()
+    time.sleep(seconds)
+    idle1, total1 = sample()
+    return 1.0 - (idle1 - idle0) / max(1, total1 - total0)
+
+
+def wait_until_quiet(limit):
+    """Waits up to `limit` seconds for other work on the machine to stop;
+    returns the last busy share measured."""
+    busy = busy_fraction()
+    deadline = time.time() + limit
+    announced = False
+    while busy > QUIET_BUSY and time.time() < deadline:
+        if not announced:
+            print("  (the machine is %.0f%% busy with other work: waiting up "
+                  "to %ds for it to be quiet)" % (100 * busy, limit),
+                  flush=True)
+            announced = True
+        time.sleep(10)
+        busy = busy_fraction()
+    return busy
+
+
+def machine_description():
+    cpu = "unknown CPU"
+    flags = ""
+    with open("/proc/cpuinfo") as f:
+        text = f.read()
+    match = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    if match:
+        cpu = match.group(1).strip()
+    family = re.search(r"^cpu family\s*:\s*(\d+)", text, re.M)
+    model = re.search(r"^model\s*:\s*(\d+)", text, re.M)
+    if family and model:
+        cpu += " (family %s, model %s)" % (family.group(1), model.group(1))
+    match = re.search(r"^flags\s*:\s*(.+)$", text, re.M)
+    if match:
+        flags = match.group(1).split()
+    isa = "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags
+                                                 else "no AVX2")
+    return cpu, isa, os.cpu_count(), len(os.sched_getaffinity(0))
+
+
+def summarise(times):
+    ms = sorted(t * 1e3 for t in times)
+    median = statistics.median(ms)
+    if len(ms) >= 4:
+        q = statistics.quantiles(ms, n=4)
+        spread = (q[2] - q[0]) / median * 100
+    else:
+        spread = (ms[-1] - ms[0]) / median * 100
+    return {"median": median, "min": ms[0], "spread": spread, "n": len(ms)}
+
+
+def gflops_of(times):
+    return 2 * GEMM_SIZE ** 3 / statistics.median(times) / 1e9
+
+
+def mib(kib):
+    return kib / 1024.0
+
+
+def print_table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows)
+              for i in range(len(header))]
+    line = lambda r: "| " + " | ".join(
+        str(c).rjust(w) if i else str(c).ljust(w)
+        for i, (c, w) in enumerate(zip(r, widths))) + " |"
+    print(line(header))
+    print("|" + "|".join("-" * (w + 2) if i == 0 else "-" * (w + 1) + ":"
+                         for i, w in enumerate(widths)) + "|")
+    for r in rows:
+        print(line(r))
+
+
+def driver(args):
+    import numpy as np
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+
+    for path, what in ((args.compiler, "transfuse-compile"),
+                       (args.runtime, "the runtime")):
+        if not os.path.exists(path):
+            sys.exit("error: %s not found at %s (build first: make test, or "
+                     "cmake --build build)" % (what, path))
+    if not os.path.isdir(PEER_BLAS_DIR):
+        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
+                 "(the PyTorch peer must run on OpenBLAS)" % PEER_BLAS_DIR)
+    os.makedirs(CACHE_DIR, exist_ok=True)
+
+    cpu, isa, cpus, usable = machine_description()
+    load = os.getloadavg()
+    print("Transfuse forward benchmark, %s" % datetime.date.today().isoformat())
+    print("machine: %s, %s, %d CPUs (%d usable), %s" % (
+        cpu, isa, cpus, usable, platform.platform()))
+    print("threads: %d (both sides); repeats: up to %d after %d warm-up runs, "
+          "at most ~%gs of timing per side" % (
+              args.threads, args.repeats, args.warmup, args.max_seconds))
+    print("load average: %.2f %.2f %.2f%s" % (
+        load + (("  <-- the machine is busy: timings will be noisy"
+                 if load[0] > 1.5 else ""),)))
+
+    # The GEMM rate each side gets from its BLAS, and what the machine can do
+    # with OpenBLAS's best kernels for its instruction set.
+    ours_gemm = run_worker("ours", args, ["--gemm"], peer=False)
+    peer_gemm = run_worker("torch", args, ["--gemm"], peer=True)
+    ours_rate, peer_rate = (gflops_of(ours_gemm["times"]),
+                            gflops_of(peer_gemm["times"]))
+    best_core = BEST_CORE.get(isa)
+    probe_rate = None
+    if best_core and best_core not in (ours_gemm["core"], peer_gemm["core"]):
+        probe = run_worker("ours", args, ["--gemm"], peer=False, core=best_core)
+        probe_rate = gflops_of(probe["times"])
+    peak = max(r for r in (ours_rate, peer_rate, probe_rate) if r)
+    if args.openblas_core:
+        print("OPENBLAS_CORETYPE=%s for both sides" % args.openblas_core)
+    print("peer: PyTorch %s eager, %d threads, BLAS %s" % (
+        peer_gemm["torch"], peer_gemm["threads"],
+        ", ".join(peer_gemm["blas"]) or "none mapped"))
+    print("ours: %s, BLAS %s" % (
+        os.path.relpath(args.runtime, ROOT),
+        ", ".join(ours_gemm["blas"]) or "none mapped"))
+    print("fp32 GEMM %d^3, median of %d threads:" % (GEMM_SIZE, args.threads))
+    print("  peer torch.mm        %6.1f GFLOP/s  (OpenBLAS kernels: %s)" % (
+        peer_rate, peer_gemm["core"] or "not OpenBLAS"))
+    print("  ours tfrt_gemm_f32   %6.1f GFLOP/s  (OpenBLAS kernels: %s)" % (
+        ours_rate, ours_gemm["core"] or "not OpenBLAS"))
+    if probe_rate:
+        print("  probe tfrt_gemm_f32  %6.1f GFLOP/s  (OPENBLAS_CORETYPE=%s, "
+              "the best kernels for %s)" % (probe_rate, best_core, isa))
+    print("  machine peak taken as %.1f GFLOP/s (DESIGN.md's reference: "
+          "~160-190 on 2 threads of Zen 4)" % peak)
+    floor = max(PEER_GEMM_FLOOR_GFLOPS, 0.5 * peak)
+    if peer_rate < floor:
+        if not peer_gemm["core"]:
+            why = ("its BLAS is not OpenBLAS (%s): install libopenblas0-openmp"
+                   % (", ".join(peer_gemm["blas"]) or "unknown"))
+        else:
+            why = "OpenBLAS chose its %s kernels" % peer_gemm["core"]
+            if best_core and peer_gemm["core"] != best_core:
+                why += (", not %s, for this %s CPU; rerun with "
+                        "--openblas-core %s" % (best_core, isa, best_core))
+        also = ""
+        if ours_rate < floor:
+            also = ("\n!! Ours is held back the same way (%.1f GFLOP/s, "
+                    "kernels: %s)." % (ours_rate, ours_gemm["core"]))
+        banner = "!" * 78
+        print("\n%s\n!! THE PEER IS CRIPPLED: PyTorch's GEMM runs at %.1f "
+              "GFLOP/s, under %.0f.\n!! Cause: %s.%s\n!! Speed-ups below do "
+              "not show what either side can do here.\n%s" % (
+                  banner, peer_rate, floor, why, also, banner))
+    print()
+
+    interposer = build_interposer() if args.gemm_split else None
+    rows, details, splits = [], [], []
+    for model in args.models:
+        spec = os.path.join(ROOT, "models", model + ".pbtxt")
+        work = os.path.join(CACHE_DIR, model)
+        os.makedirs(work, exist_ok=True)
+        tfm = os.path.join(work, "model.tfm")
+        weights = os.path.join(work, "weights.safetensors")
+        inputs_path = os.path.join(work, "inputs.safetensors")
+        try:
+            compile_s = compile_model(args, spec, tfm)
+            wait_until_quiet(args.wait_quiet)
+            manifest = read_manifest(tfm)
+            if not newer(weights, os.path.join(PYTHON_TESTS,
+                                               "reference_models.py")):
+                run_worker("weights", args, ["--model", model, "--weights",
+                                             weights], peer=True)
+            safetensors_io.save(inputs_path, make_inputs(manifest, args.seed))
+            flops = forward_flops(model, manifest, spec_heads(spec))
+            tokens = count_tokens(manifest)
+            common = ["--model", model, "--weights", weights, "--inputs",
+                      inputs_path, "--warmup", str(args.warmup),
+                      "--min-repeats", str(args.min_repeats)]
+            ours = run_worker("ours", args, common + [
+                "--tfm", tfm, "--outputs", os.path.join(work, "ours.safetensors")],
+                peer=False)
+            peer = run_worker("torch", args, common + [
+                "--outputs", os.path.join(work, "torch.safetensors")], peer=True)
+            split = None
+            if interposer:
+                split = run_worker("ours", args, common + [
+                    "--tfm", tfm, "--outputs",
+                    os.path.join(work, "ours-split.safetensors")],
+                    peer=False, preload=interposer)
+        except RuntimeError as error:
+            print("%s: error: %s" % (model, error))
+            rows.append([model] + ["error"] * 9)
+            continue
+
+        ours_out = next(iter(safetensors_io.load(
+            os.path.join(work, "ours.safetensors"))[0].values()))
+        peer_out = safetensors_io.load(
+            os.path.join(work, "torch.safetensors"))[0]["output"]
+        diff = float(np.max(np.abs(np.asarray(ours_out, np.float64) -
+                                   np.asarray(peer_out, np.float64))))
+        o, t = summarise(ours["times"]), summarise(peer["times"])
+        ours_rate_model = flops / (o["median"] * 1e-3) / 1e9
+        peer_rate_model = flops / (t["median"] * 1e-3) / 1e9
+        busy = max(ours["others_busy"], peer["others_busy"])
+        noisy = busy > QUIET_BUSY
+        if noisy:
+            print("  note: %s was timed while other work used %.0f%% of the "
+                  "CPUs (marked *)" % (model, 100 * busy))
+        rows.append([
+            model + (" *" if noisy else ""), "%.2f" % (flops / 1e9),
+            "%.1f" % o["median"], "%.1f" % o["min"], "%.0f%%" % o["spread"],
+            "%.1f" % t["median"], "%.1f" % t["min"], "%.0f%%" % t["spread"],
+            "%.2fx" % (t["median"] / o["median"]),
+            "%.0f" % (tokens / (o["median"] * 1e-3)),
+            "%.0f / %.0f" % (mib(ours["hwm_forward_kib"]),
+                             mib(peer["hwm_forward_kib"])),
+            "%.0f%% / %.0f%%" % (100 * ours_rate_model / peak,
+                                 100 * peer_rate_model / peak),
+        ])
+        details.append([
+            model, "%d / %d" % (o["n"], t["n"]),
+            "%.0f / %.0f" % (mib(ours["rss_import_kib"]),
+                             mib(peer["rss_import_kib"])),
+            "%.0f / %.0f" % (mib(ours["hwm_setup_kib"]),
+                             mib(peer["hwm_setup_kib"])),
+            "%.0f / %.0f" % (mib(ours["hwm_forward_kib"]),
+                             mib(peer["hwm_forward_kib"])),
+            "%.0f / %.0f" % (
+                mib(ours["hwm_forward_kib"] - ours["rss_import_kib"]),
+                mib(peer["hwm_forward_kib"] - peer["rss_import_kib"])),
+            "%.1f / %.1f" % (ours_rate_model, peer_rate_model),
+            "%.2g" % diff,
+            "%.1f s" % compile_s if compile_s is not None else "cached",
+        ])
+        if split and split["gemm"]:
+            s = summarise(split["times"])
+            g = split["gemm"]
+            runs = len(split["times"])
+            in_gemm = g["seconds"] / runs * 1e3
+            splits.append([
+                model, "%.1f" % s["median"],
+                "%.1f (%.0f%%)" % (in_gemm, 100 * in_gemm / s["median"]),
+                "%.1f" % (s["median"] - in_gemm),
+                "%d" % (g["calls"] // runs),
+                "%.1f" % (g["flops"] / g["seconds"] / 1e9),
+                "%.4f / %.4f" % (g["flops"] / runs / 1e9, flops / 1e9),
+                "%.1f" % t["median"],
+            ])
+        print("%s: ours %.1f ms, torch %.1f ms (other work on the machine "
+              "meanwhile: %.0f%% / %.0f%% of the CPUs)" % (
+                  model, o["median"], t["median"], 100 * ours["others_busy"],
+                  100 * peer["others_busy"]), flush=True)
+        if not (ours["peak_reset"] and peer["peak_reset"]):
+            print("  note: /proc/self/clear_refs is not writable: the RSS is "
+                  "the whole process's peak, loading included")
+
+    print()
+    print_table(["model", "GFLOP", "ours ms", "min", "IQR", "torch ms", "min",
+                 "IQR", "torch/ours", "ours tok/s", "RSS MiB ours / torch",
+                 "share of GEMM peak ours / torch"],
+                [r if len(r) == 12 else r + [""] * (12 - len(r)) for r in rows])
+    if details:
+        print()
+        print_table(["model", "runs ours / torch", "RSS after imports",
+                     "peak RSS incl. loading", "peak RSS forward",
+                     "forward peak - imports", "GFLOP/s ours / torch", "max|ours - torch|", "compile"],
+                    details)
+    if splits:
+        print()
+        print("Where our forward's time goes (a separate run of ours with "
+              "bench/gemm_interpose.c preloaded):")
+        print_table(["model", "ours ms", "in tfrt_gemm_f32 ms",
+                     "outside GEMM ms", "GEMM calls", "GFLOP/s in calls",
+                     "GFLOP in calls / counted", "torch ms"], splits)
+    print()
+    print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS,
+                        metavar="NAME", help="seed models to run (default: "
+                        "all four: %s)" % " ".join(MODELS))
+    parser.add_argument("--threads", type=int, default=2,
+                        help="threads on both sides (default 2)")
+    parser.add_argument("--repeats", type=int, default=20,
+                        help="timed forward runs per side (default 20)")
+    parser.add_argument("--warmup", type=int, default=3,
+                        help="untimed runs first (default 3)")
+    parser.add_argument("--min-repeats", type=int, default=5,
+                        help="timed runs even past --max-seconds (default 5)")
+    parser.add_argument("--max-seconds", type=float, default=20.0,
+                        help="stop timing a side after this long, once "
+                             "--min-repeats are done (default 20)")
+    parser.add_argument("--wait-quiet", type=int, default=180, metavar="S",
+                        help="before each model, wait up to S seconds for "
+                             "other work on the machine to stop (default 180)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the random inputs (default 1)")
+    parser.add_argument("--openblas-core", metavar="CORE",
+                        help="set OPENBLAS_CORETYPE=CORE for both sides (e.g. "
+                             "SkylakeX, Haswell); default: OpenBLAS's own choice")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="the build directory (default build/)")
+    parser.add_argument("--compiler", help=argparse.SUPPRESS)
+    parser.add_argument("--runtime", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["ours", "torch", "weights"],
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--no-gemm-split", dest="gemm_split",
+                        action="store_false",
+                        help="skip the extra run of ours that times its GEMM "
+                             "calls (bench/gemm_interpose.c)")
+    parser.add_argument("--gemm", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--gemm-stats", action="store_true",
+                        help=argparse.SUPPRESS)
+    for name in ("--model", "--tfm", "--weights", "--inputs", "--outputs"):
+        parser.add_argument(name, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.threads < 1 or args.repeats < 1 or args.min_repeats < 1:
+        parser.error("--threads, --repeats and --min-repeats must be positive")
+    args.compiler = args.compiler or os.path.join(args.build, "bin",
+                                                  "transfuse-compile")
+    args.runtime = os.path.abspath(args.runtime or os.path.join(
+        args.build, "lib", "libtransfuse_runtime.so"))
+    if args.worker:
+        {"ours": worker_ours, "torch": worker_torch,
+         "weights": worker_weights}[args.worker](args)
+    else:
+        driver(args)
+
+
+if __name__ == "__main__":
+    main()
