@@ -1280,15 +1280,21 @@ def _check_labels(op, labels, classes, ignore_index):
                         f"{int(valid.max())}] out of {classes} classes")
 
 
-def _cross_entropy(ev, op, xs):
-    logits, labels = xs
-    _float_operand(op, logits, "logits")
-    c = logits.shape[-1]
+def _class_scores(op, scores, labels, what):
+    """Checks [..., c] scores against [...] labels; returns (c, ignore_index)."""
+    _float_operand(op, scores, what)
+    c = scores.shape[-1]
     ignore = _int_attr(op, "ignore_index")
     _check_labels(op, labels, c, ignore)
-    if tuple(labels.shape) != tuple(logits.shape[:-1]):
-        raise EvalError(f"{op.where()}: labels {list(labels.shape)} for logits "
-                        f"{list(logits.shape)}")
+    if tuple(labels.shape) != tuple(scores.shape[:-1]):
+        raise EvalError(f"{op.where()}: labels {list(labels.shape)} for "
+                        f"{what} {list(scores.shape)}")
+    return c, ignore
+
+
+def _cross_entropy(ev, op, xs):
+    logits, labels = xs
+    c, ignore = _class_scores(op, logits, labels, "logits")
     return F.cross_entropy(logits.reshape(-1, c), labels.reshape(-1),
                            ignore_index=ignore,
                            label_smoothing=_float_attr(op, "label_smoothing", 0.0))
@@ -1296,13 +1302,7 @@ def _cross_entropy(ev, op, xs):
 
 def _nll_loss(ev, op, xs):
     logp, labels = xs
-    _float_operand(op, logp, "log_probs")
-    c = logp.shape[-1]
-    ignore = _int_attr(op, "ignore_index")
-    _check_labels(op, labels, c, ignore)
-    if tuple(labels.shape) != tuple(logp.shape[:-1]):
-        raise EvalError(f"{op.where()}: labels {list(labels.shape)} for "
-                        f"log-probabilities {list(logp.shape)}")
+    c, ignore = _class_scores(op, logp, labels, "log_probs")
     return F.nll_loss(logp.reshape(-1, c), labels.reshape(-1), ignore_index=ignore)
 
 
