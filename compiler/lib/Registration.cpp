@@ -1,5 +1,6 @@
 //===- Registration.cpp - Dialects and passes of Transfuse ----------------===//
 #include "transfuse/Registration.h"
+#include "transfuse/Dialect/NN/BufferizableOpInterfaceImpl.h"
 #include "transfuse/Dialect/NN/NNDialect.h"
 #include "transfuse/Transforms/Passes.h"
 
@@ -20,6 +21,7 @@ void registerDialects(mlir::DialectRegistry &registry) {
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   registry.insert<nn::NNDialect>();
+  nn::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void registerPasses() {

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
-#include <cblas.h>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -52,6 +51,9 @@ inline float tanhApprox(float x) {
   q = q * x2 + 4.89352518554385e-03f;
   return x * p / q;
 }
+
+// CBLAS's enumerators (cblas.h is not included: OpenBLAS is loaded lazily).
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
 enum Activation : int32_t { kNone = 0, kRelu = 1, kGeluErf = 2, kGeluTanh = 3 };
 
@@ -105,6 +107,7 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   if (batch == 0 || m == 0 || n == 0)
     return;
   ensureThreadsApplied();
+  Blas::Sgemm sgemm = blas().sgemm;
 
   using Epilogue = void (*)(int64_t, int64_t, const float *, float *);
   static constexpr Epilogue kEpilogues[2][4] = {
@@ -124,11 +127,10 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
       // on whether they touch C at all then.
       std::fill(ci, ci + m * n, 0.0f);
     } else {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans,
-                  trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-                  static_cast<int>(n), static_cast<int>(k), 1.0f, ai,
-                  static_cast<int>(k), bi, static_cast<int>(trans_b ? k : n),
-                  0.0f, ci, static_cast<int>(n));
+      sgemm(kRowMajor, kNoTrans, trans_b ? kTrans : kNoTrans,
+            static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f,
+            ai, static_cast<int>(k), bi, static_cast<int>(trans_b ? k : n),
+            0.0f, ci, static_cast<int>(n));
     }
     if (needsEpilogue)
       epilogueFor(m, n, bias, ci);

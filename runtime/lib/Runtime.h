@@ -279,11 +279,13 @@ private:
 /// The kernels' thread count (see tf_set_num_threads).
 int32_t numThreads();
 void setNumThreads(int32_t threads);
-/// Applies the default count to OpenBLAS once, before the first kernel.
+/// Loads OpenBLAS and applies the thread count once, before the first
+/// kernel: sessions call it, so kernels called from generated code find
+/// everything ready and never fail.
 void ensureThreadsApplied();
 
 /// Calls body(begin, end) over [0, count) split in up to numThreads()
-/// contiguous chunks of at least `grain` items, each on its own thread. The
+/// contiguous chunks of at least `grain` items, one per OpenMP thread. The
 /// split never changes what is computed, only who computes it.
 template <typename Body>
 void parallelFor(int64_t count, int64_t grain, const Body &body) {
@@ -294,15 +296,30 @@ void parallelFor(int64_t count, int64_t grain, const Body &body) {
       body(int64_t(0), count);
     return;
   }
-  std::vector<std::thread> workers;
-  workers.reserve(chunks - 1);
   int64_t step = (count + chunks - 1) / chunks;
-  for (int64_t begin = step; begin < count; begin += step)
-    workers.emplace_back(body, begin, std::min(count, begin + step));
-  body(int64_t(0), step);
-  for (std::thread &worker : workers)
-    worker.join();
+#pragma omp parallel for num_threads(chunks) schedule(static, 1)
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    int64_t begin = chunk * step;
+    if (begin < count)
+      body(begin, std::min(count, begin + step));
+  }
 }
+
+//===----------------------------------------------------------------------===//
+// OpenBLAS (Blas.cpp)
+//===----------------------------------------------------------------------===//
+
+struct Blas {
+  using Sgemm = void (*)(int order, int transA, int transB, int m, int n, int k,
+                         float alpha, const float *a, int lda, const float *b,
+                         int ldb, float beta, float *c, int ldc);
+  Sgemm sgemm = nullptr;
+  void (*setNumThreads)(int) = nullptr;
+  char *(*coreName)() = nullptr;
+};
+
+/// OpenBLAS, loaded on first use; TF_ERROR_UNSUPPORTED if it cannot be.
+const Blas &blas();
 
 } // namespace transfuse::rt
 

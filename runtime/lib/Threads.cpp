@@ -1,16 +1,15 @@
 //===- Threads.cpp - The kernels' thread count ----------------------------===//
 //
 // One process-wide count, set through tf_set_num_threads (transfuse-run
-// --threads). It does not come from the environment: OpenBLAS reads
-// OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when it starts, so the runtime
-// overrides that before its first kernel runs with its own default, the
-// number of CPUs the process may run on.
+// --threads), that OpenBLAS and the runtime's own kernels share: both run on
+// libgomp's pool (Blas.cpp). It does not come from the environment; the
+// default is the number of CPUs the process may run on.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
 #include <atomic>
-#include <cblas.h>
 #include <mutex>
+#include <omp.h>
 #include <sched.h>
 
 namespace transfuse::rt {
@@ -30,6 +29,11 @@ int32_t defaultThreads() {
   return count;
 }
 
+void apply() {
+  omp_set_num_threads(numThreads());
+  blas().setNumThreads(numThreads());
+}
+
 } // namespace
 
 int32_t numThreads() {
@@ -44,11 +48,9 @@ void setNumThreads(int32_t threads) {
              std::to_string(threads));
   requestedThreads.store(threads, std::memory_order_relaxed);
   std::call_once(appliedOnce, [] {});
-  openblas_set_num_threads(numThreads());
+  apply();
 }
 
-void ensureThreadsApplied() {
-  std::call_once(appliedOnce, [] { openblas_set_num_threads(numThreads()); });
-}
+void ensureThreadsApplied() { std::call_once(appliedOnce, apply); }
 
 } // namespace transfuse::rt

@@ -53,14 +53,16 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
-    "modify-public-functions}, canonicalize, nn-matmul-to-runtime-call, "
+    "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
+    "nn-matmul-to-runtime-call, "
     "buffer-deallocation-pipeline";
 
 /// From bufferized linalg to the LLVM dialect. Math ops go to LLVM
 /// intrinsics first; what has none (erf) becomes a libm call.
 static constexpr llvm::StringLiteral kCodegenPipeline =
     "convert-linalg-to-loops, lower-affine, convert-scf-to-cf, canonicalize, "
-    "expand-strided-metadata, finalize-memref-to-llvm, convert-math-to-llvm, "
+    "expand-strided-metadata, finalize-memref-to-llvm{use-generic-functions}, "
+    "convert-math-to-llvm, "
     "convert-math-to-libm, convert-arith-to-llvm, "
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}, "
     "convert-cf-to-llvm, convert-index-to-llvm, reconcile-unrealized-casts";

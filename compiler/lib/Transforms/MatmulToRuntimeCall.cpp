@@ -1,11 +1,11 @@
 //===- MatmulToRuntimeCall.cpp - Bufferized matmuls to tfrt_gemm_f32 ------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace transfuse {
 #define GEN_PASS_DEF_MATMULTORUNTIMECALL
@@ -13,6 +13,7 @@ namespace transfuse {
 } // namespace transfuse
 
 using namespace mlir;
+using namespace transfuse::buffers;
 
 namespace {
 
@@ -30,37 +31,12 @@ bool isZeroFill(linalg::FillOp fill) {
          zero.getValue().isZero();
 }
 
-/// Every value viewing the memory of `buffer`: the view sources up to its
-/// allocation, and every view of those, transitively.
-llvm::SmallPtrSet<Value, 8> aliasesOf(Value buffer) {
-  Value root = buffer;
-  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-    root = view.getViewSource();
-  llvm::SmallPtrSet<Value, 8> aliases;
-  SmallVector<Value> worklist = {root};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!aliases.insert(value).second)
-      continue;
-    for (Operation *user : value.getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == value)
-        llvm::append_range(worklist, user->getResults());
-  }
-  return aliases;
-}
-
-bool touches(Operation *op, const llvm::SmallPtrSet<Value, 8> &aliases) {
-  return llvm::any_of(op->getOperands(),
-                      [&](Value operand) { return aliases.contains(operand); });
-}
-
 /// Whether `buffer` holds zeros right before `point`: the last op before it
 /// in the block that writes its memory (through any view) is a zero fill of
 /// `buffer` itself. Ops that only read it (a copy from it, a linalg op
 /// taking it as an input) and ops making views of it are passed over.
 bool isZeroBefore(Operation *point, Value buffer) {
-  llvm::SmallPtrSet<Value, 8> aliases = aliasesOf(buffer);
+  Aliases aliases = aliasesOf(buffer);
   for (Operation *prev = point->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
     if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
@@ -84,7 +60,7 @@ bool isZeroBefore(Operation *point, Value buffer) {
 /// copy into it from a zero buffer, with nothing touching its memory in
 /// between. The GEMM overwrites, so the zeroing goes away.
 Operation *findZeroInit(Operation *op, Value output) {
-  llvm::SmallPtrSet<Value, 8> aliases = aliasesOf(output);
+  Aliases aliases = aliasesOf(output);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
       continue;
@@ -100,24 +76,15 @@ Operation *findZeroInit(Operation *op, Value output) {
 }
 
 func::FuncOp declareGemm(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kGemm))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto type = b.getFunctionType(
-      {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, ptr, i32, ptr, i64}, {});
-  auto gemm = func::FuncOp::create(b, module.getLoc(), kGemm, type);
-  gemm.setPrivate();
-  return gemm;
-}
-
-Value pointerOf(OpBuilder &b, Location loc, Value memref) {
-  Value address =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
+  MLIRContext *context = module.getContext();
+  Type i64 = IntegerType::get(context, 64), i32 = IntegerType::get(context, 32);
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  return declareRuntimeFunction(
+      module, kGemm,
+      FunctionType::get(
+          context,
+          {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, ptr, i32, ptr, i64},
+          {}));
 }
 
 /// Whether a linalg.matmul reads its rhs as [n, k] (a Linear weight).

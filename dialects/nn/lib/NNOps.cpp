@@ -290,36 +290,78 @@ LogicalResult DropoutOp::verify() {
 // Fused ops
 //===----------------------------------------------------------------------===//
 
+/// The rules nn.attention and nn.attention_into share, on the operands'
+/// shaped types (`mask` may be null); gives the result shape.
+static FailureOr<Shape> attentionResult(std::optional<Location> loc,
+                                        ArrayRef<ShapedType> qkv,
+                                        ShapedType mask, double scale,
+                                        std::optional<APFloat> maskFill,
+                                        double dropout) {
+  for (ShapedType type : qkv.drop_front())
+    if (type.getElementType() != qkv[0].getElementType())
+      return emitOptionalError(
+          loc, "operand element types differ: ", qkv[0].getElementType(),
+          " and ", type.getElementType());
+  if (!(scale > 0.0))
+    return emitOptionalError(loc, "attention scale must be positive");
+  if (!(dropout >= 0.0 && dropout < 1.0))
+    return emitOptionalError(loc, "attention dropout must be in [0, 1), got ",
+                             dropout);
+  bool boolMask = false;
+  std::optional<ArrayRef<int64_t>> maskShape;
+  if (mask) {
+    Type maskElement = mask.getElementType();
+    boolMask = maskElement.isInteger(1);
+    if (!boolMask && maskElement != qkv[0].getElementType())
+      return emitOptionalError(loc, "mask must be i1 or ",
+                               qkv[0].getElementType(), ", got ", maskElement);
+    maskShape = mask.getShape();
+  }
+  if (maskFill && !boolMask)
+    return emitOptionalError(loc, "mask_fill needs an i1 mask");
+  std::string why;
+  FailureOr<Shape> shape = attentionShape(qkv[0].getShape(), qkv[1].getShape(),
+                                          qkv[2].getShape(), maskShape, why);
+  if (failed(shape))
+    return emitOptionalError(loc, why);
+  return shape;
+}
+
 LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
   Operands in(
       ValueRange{adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()});
-  if (!in.valid || failed(sameElementType(loc, in)))
+  if (!in.valid)
     return failure();
-  if (!(adaptor.getScale().convertToDouble() > 0.0))
-    return emitOptionalError(loc, "attention scale must be positive");
-  double rate = adaptor.getDropout().convertToDouble();
-  if (!(rate >= 0.0 && rate < 1.0))
-    return emitOptionalError(loc, "attention dropout must be in [0, 1), got ",
-                             rate);
   Value mask = adaptor.getMask();
-  bool boolMask = false;
-  if (mask) {
-    Type maskElement = cast<RankedTensorType>(mask.getType()).getElementType();
-    boolMask = maskElement.isInteger(1);
-    if (!boolMask && maskElement != in.element(0))
-      return emitOptionalError(loc, "mask must be i1 or ", in.element(0),
-                               ", got ", maskElement);
-  }
-  if (adaptor.getMaskFill() && !boolMask)
-    return emitOptionalError(loc, "mask_fill needs an i1 mask");
-  std::string why;
-  return setResult(loc,
-                   attentionShape(in.shape(0), in.shape(1), in.shape(2),
-                                  optionalShape(mask), why),
-                   why, in.element(0), results);
+  FailureOr<Shape> shape = attentionResult(
+      loc, {in.types[0], in.types[1], in.types[2]},
+      mask ? cast<ShapedType>(mask.getType()) : nullptr,
+      adaptor.getScale().convertToDouble(), adaptor.getMaskFill(),
+      adaptor.getDropout().convertToDouble());
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, in.element(0)));
+  return success();
+}
+
+LogicalResult AttentionIntoOp::verify() {
+  auto typeOf = [](Value value) { return cast<ShapedType>(value.getType()); };
+  FailureOr<Shape> shape = attentionResult(
+      getLoc(), {typeOf(getQuery()), typeOf(getKey()), typeOf(getValue())},
+      getMask() ? typeOf(getMask()) : nullptr, getScale().convertToDouble(),
+      getMaskFill(), getDropout().convertToDouble());
+  if (failed(shape))
+    return failure();
+  ShapedType out = typeOf(getOut());
+  if (out.getShape() != ArrayRef<int64_t>(*shape) ||
+      out.getElementType() != typeOf(getQuery()).getElementType())
+    return emitOpError("out must be ")
+           << formatShape(*shape) << " of "
+           << typeOf(getQuery()).getElementType() << ", got " << out;
+  return success();
 }
 
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,

@@ -246,6 +246,30 @@ TF_API void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
                           int64_t stride_b, int32_t trans_b, const float *bias,
                           int32_t activation, float *c, int64_t stride_c);
 
+/* The allocation functions of generated code (MLIR's generic names): a
+   64-byte aligned block of `size` bytes, and its release. Freed blocks are
+   kept for reuse by later calls of the same size. */
+TF_API void *_mlir_memref_to_llvm_alloc(size_t size);
+TF_API void _mlir_memref_to_llvm_free(void *pointer);
+
+/* out = softmax(scale · q kᵀ, masked) v for every (batch, head) pair:
+   q [batch, heads, sq, dk], k [batch, heads, sk, dk], v [batch, heads, sk,
+   dv], out [batch, heads, sq, dv], each given by its first element and its
+   strides in elements over the first three dims (the last is dense). Key j
+   is hidden from query i when causal and j > i, or when the byte mask
+   (mask_kind 1) is nonzero there; a hidden score becomes mask_fill. A float
+   mask (mask_kind 2) is added to the score after that. The mask broadcasts
+   to [batch, heads, sq, sk] through its four strides (0 repeats). */
+TF_API void
+tfrt_attention_f32(int64_t batch, int64_t heads, int64_t sq, int64_t sk,
+                   int64_t dk, int64_t dv, const float *q, int64_t q_sb,
+                   int64_t q_sh, int64_t q_ss, const float *k, int64_t k_sb,
+                   int64_t k_sh, int64_t k_ss, const float *v, int64_t v_sb,
+                   int64_t v_sh, int64_t v_ss, const void *mask,
+                   int32_t mask_kind, int64_t m_sb, int64_t m_sh, int64_t m_sq,
+                   int64_t m_sk, float scale, int32_t causal, float mask_fill,
+                   float *out, int64_t o_sb, int64_t o_sh, int64_t o_ss);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

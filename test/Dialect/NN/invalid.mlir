@@ -1047,3 +1047,39 @@ func.func @nll_loss_label_type(%l: tensor<3x10xf32>, %y: tensor<3xi1>) {
   %0 = nn.nll_loss %l, %y {ignore_index = -100 : i64} : (tensor<3x10xf32>, tensor<3xi1>) -> tensor<f32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// nn.attention_into: the rules of nn.attention, and the out buffer
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @attention_into_out_shape(%q: memref<1x2x3x4xf32>, %out: memref<1x2x4x4xf32>) {
+  // expected-error @+1 {{'nn.attention_into' op out must be [1, 2, 3, 4] of 'f32', got 'memref<1x2x4x4xf32>'}}
+  nn.attention_into %q, %q, %q into %out {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x4xf32>, memref<1x2x3x4xf32> into memref<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_into_out_element(%q: memref<1x2x3x4xf32>, %out: memref<1x2x3x4xf64>) {
+  // expected-error @+1 {{'nn.attention_into' op out must be [1, 2, 3, 4] of 'f32', got 'memref<1x2x3x4xf64>'}}
+  nn.attention_into %q, %q, %q into %out {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x4xf32>, memref<1x2x3x4xf32> into memref<1x2x3x4xf64>
+  return
+}
+
+// -----
+
+func.func @attention_into_fill_needs_bool_mask(%q: memref<1x2x3x4xf32>, %m: memref<3x3xf32>, %out: memref<1x2x3x4xf32>) {
+  // expected-error @+1 {{mask_fill needs an i1 mask}}
+  nn.attention_into %q, %q, %q mask %m into %out {mask_fill = -1.0e9 : f64, scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x4xf32>, memref<1x2x3x4xf32>, memref<3x3xf32> into memref<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_into_key_mismatch(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3x5xf32>, %out: memref<1x2x3x4xf32>) {
+  // expected-error @+1 {{query and key widths differ: q [1, 2, 3, 4], k [1, 2, 3, 5]}}
+  nn.attention_into %q, %k, %q into %out {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x5xf32>, memref<1x2x3x4xf32> into memref<1x2x3x4xf32>
+  return
+}

@@ -341,6 +341,21 @@ func.func @fused_matmul(%x: tensor<2x5x16xf32>, %w: tensor<16x32xf32>,
 }
 
 //===----------------------------------------------------------------------===//
+// Buffer forms
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @attention_into
+func.func @attention_into(%q: memref<2x4x3x8xf32>, %heads_inner: memref<2x5x4x8xf32>,
+                          %mask: memref<2x1x1x5xi1>, %out: memref<2x4x3x8xf32>) {
+  %k = memref.transpose %heads_inner (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x5x4x8xf32> to memref<2x4x5x8xf32, strided<[160, 8, 32, 1]>>
+  // CHECK: nn.attention_into %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} into %{{.*}} {causal, mask_fill = -1.000000e+09 : f64, scale = 5.000000e-01 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32, strided<[160, 8, 32, 1]>>, memref<2x4x5x8xf32, strided<[160, 8, 32, 1]>>, memref<2x1x1x5xi1> into memref<2x4x3x8xf32>
+  nn.attention_into %q, %k, %k mask %mask into %out {causal, mask_fill = -1.0e9 : f64, scale = 0.5 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32, strided<[160, 8, 32, 1]>>, memref<2x4x5x8xf32, strided<[160, 8, 32, 1]>>, memref<2x1x1x5xi1> into memref<2x4x3x8xf32>
+  // CHECK: nn.attention_into %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {scale = 2.500000e-01 : f64} : memref<2x4x3x8xf32>, memref<2x4x3x8xf32>, memref<2x4x3x8xf32> into memref<2x4x3x8xf32>
+  nn.attention_into %q, %q, %q into %out {scale = 0.25 : f64} : memref<2x4x3x8xf32>, memref<2x4x3x8xf32>, memref<2x4x3x8xf32> into memref<2x4x3x8xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//
 

@@ -84,12 +84,38 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     `linalg.reduce`, matmuls `linalg.matmul` / `linalg.batch_matmul`, shape
     ops `tensor` reshapes, slices and inserts, and constant-shaped ops
     (`sinusoidal_encoding`, `triangular_mask`) constants. Fused ops expand
-    into the same building blocks. Parameters must be arguments already
-    (`nn-externalize-parameters`); dropout is the identity (inference).
+    into the same building blocks, except f32 `nn.attention`, which stays
+    whole for bufferization into `nn.attention_into` and the runtime's fused
+    kernel unless `expand-attention` is set. Parameters must be arguments
+    already (`nn-externalize-parameters`); dropout is the identity
+    (inference).
   }];
+  let options = [
+    Option<"expandAttention", "expand-attention", "bool", "false",
+           "Expand every nn.attention into matmuls and a softmax">
+  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+def AttentionToRuntimeCall
+    : Pass<"nn-attention-to-runtime-call", "::mlir::ModuleOp"> {
+  let summary = "Runs bufferized attention on the runtime's fused kernel";
+  let description = [{
+    Every `nn.attention_into` (bufferized `nn.attention`) becomes one call
+    to `tfrt_attention_f32` (docs/artifact.md), which takes each operand as
+    a pointer and strides. First, a transpose keeping the last dimension
+    that only feeds the op becomes a transposed view of its source, and one
+    that only copies the op's result elsewhere becomes a view the op writes
+    through, when nothing in between touches the memory involved. Operands
+    must be rank-4 f32 (the mask i1 or f32) with a contiguous last
+    dimension; anything else is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

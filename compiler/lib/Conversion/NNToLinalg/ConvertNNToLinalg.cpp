@@ -17,6 +17,7 @@ namespace {
 
 struct ConvertNNToLinalgPass
     : transfuse::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+  using ConvertNNToLinalgBase::ConvertNNToLinalgBase;
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -26,6 +27,13 @@ struct ConvertNNToLinalgPass
     target.addIllegalDialect<transfuse::nn::NNDialect>();
     // Declarations stay; their loads must be arguments by now.
     target.addLegalOp<transfuse::nn::ParameterOp>();
+    // f32 attention runs on the runtime's fused kernel, kept whole until
+    // bufferization (BufferizableOpInterfaceImpl.cpp).
+    target.addDynamicallyLegalOp<transfuse::nn::AttentionOp>(
+        [&](transfuse::nn::AttentionOp op) {
+          return !expandAttention &&
+                 cast<RankedTensorType>(op.getType()).getElementType().isF32();
+        });
     RewritePatternSet patterns(context);
     transfuse::lowering::populateElementwisePatterns(patterns);
     transfuse::lowering::populateStructuralPatterns(patterns);

@@ -44,6 +44,8 @@ def NN_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
 def NN_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 def NN_BoolTensor : StaticShapeTensorOf<[I1]>;
 def NN_AnyTensor : StaticShapeTensorOf<[AnyType]>;
+def NN_FloatMemRef : StaticShapeMemRefOf<[F32, F16, BF16, F64]>;
+def NN_AnyMemRef : StaticShapeMemRefOf<[AnyType]>;
 def NN_ScalarFloatTensor : 0DTensorOf<[F32, F16, BF16, F64]>;
 
 #endif // TRANSFUSE_NN_BASE

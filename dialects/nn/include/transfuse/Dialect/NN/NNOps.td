@@ -332,6 +332,31 @@ def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def NN_AttentionIntoOp : NN_Op<"attention_into"> {
+  let summary = "`nn.attention` on buffers, writing its result into `out`";
+  let description = [{
+    The bufferized form of `nn.attention`, with the same attributes and
+    semantics: reads `query`, `key`, `value` and the optional `mask`, writes
+    `out`. Operands may be any strided views (a transposed or sliced buffer
+    included) whose last dimension is contiguous; the runtime kernel takes
+    their strides.
+  }];
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$query,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$key,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$value,
+                       Arg<Optional<NN_AnyMemRef>, "", [MemRead]>:$mask,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `into` $out attr-dict `:`
+    type($query) `,` type($key) `,` type($value) (`,` type($mask)^)? `into`
+    type($out)
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
   let summary = "Layer normalisation, optionally of a residual sum";
   let description = [{

@@ -1,0 +1,89 @@
+//===- BufferUtils.cpp - Buffer queries of the runtime-call passes --------===//
+#include "BufferUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+
+namespace transfuse::buffers {
+
+Aliases aliasesOf(Value buffer) {
+  Value root = buffer;
+  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+    root = view.getViewSource();
+  Aliases aliases;
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!aliases.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value)
+        llvm::append_range(worklist, user->getResults());
+  }
+  return aliases;
+}
+
+bool touches(Operation *op, const Aliases &aliases) {
+  return llvm::any_of(op->getOperands(),
+                      [&](Value operand) { return aliases.contains(operand); });
+}
+
+bool mayWrite(Operation *op, const Aliases &aliases) {
+  if (!touches(op, aliases) || isa<ViewLikeOpInterface>(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) &&
+           (!e.getValue() || aliases.contains(e.getValue()));
+  });
+}
+
+bool touchedBetween(Operation *from, Operation *to, const Aliases &aliases,
+                    bool writesOnly) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (writesOnly ? mayWrite(op, aliases)
+                   : touches(op, aliases) && !isa<ViewLikeOpInterface>(op))
+      return true;
+  return false;
+}
+
+Value pointerOf(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  if (!type.getLayout().isIdentity()) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    unsigned bits = type.getElementTypeBitWidth();
+    Value elementBytes =
+        arith::ConstantIndexOp::create(b, loc, std::max(bits / 8, 1u));
+    Value offset =
+        arith::MulIOp::create(b, loc, metadata.getOffset(), elementBytes);
+    address = arith::AddIOp::create(b, loc, address, offset);
+  }
+  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
+}
+
+func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
+                                    FunctionType type) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto function = func::FuncOp::create(b, module.getLoc(), name, type);
+  function.setPrivate();
+  return function;
+}
+
+} // namespace transfuse::buffers

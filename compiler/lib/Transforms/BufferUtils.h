@@ -1,0 +1,43 @@
+//===- BufferUtils.h - Buffer queries of the runtime-call passes -*- C++
+//-*-===//
+#ifndef TRANSFUSE_LIB_TRANSFORMS_BUFFERUTILS_H
+#define TRANSFUSE_LIB_TRANSFORMS_BUFFERUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace transfuse::buffers {
+
+using Aliases = llvm::SmallPtrSet<mlir::Value, 8>;
+
+/// Every value viewing the memory of `buffer`: the view sources up to its
+/// allocation, and every view of those, transitively.
+Aliases aliasesOf(mlir::Value buffer);
+
+/// Whether `op` has an operand in `aliases`.
+bool touches(mlir::Operation *op, const Aliases &aliases);
+
+/// Whether `op` may write memory in `aliases`: it declares a write to one of
+/// them, or touches one without declaring its effects.
+bool mayWrite(mlir::Operation *op, const Aliases &aliases);
+
+/// Whether any op strictly between `from` and `to` (same block, `from`
+/// first) touches `aliases` (with `writesOnly`, may write them).
+bool touchedBetween(mlir::Operation *from, mlir::Operation *to,
+                    const Aliases &aliases, bool writesOnly);
+
+/// The address of `memref`'s first element (its offset included) as an
+/// LLVM pointer, for a runtime kernel's argument.
+mlir::Value pointerOf(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value memref);
+
+/// The private declaration of runtime function `name`, created with `type`
+/// at the top of `module` if it is not there yet.
+mlir::func::FuncOp declareRuntimeFunction(mlir::ModuleOp module,
+                                          llvm::StringRef name,
+                                          mlir::FunctionType type);
+
+} // namespace transfuse::buffers
+
+#endif // TRANSFUSE_LIB_TRANSFORMS_BUFFERUTILS_H

@@ -1,0 +1,110 @@
+// RUN: transfuse-opt %s -split-input-file -verify-diagnostics -nn-attention-to-runtime-call -canonicalize -cse | FileCheck %s
+
+// -nn-attention-to-runtime-call: every nn.attention_into becomes one call
+//   tfrt_attention_f32(batch, heads, sq, sk, dk, dv,
+//                      q, q strides[3], k, k strides[3], v, v strides[3],
+//                      mask, mask kind, mask strides[4],
+//                      scale, causal, fill, out, out strides[3])
+// (docs/artifact.md). Transposes keeping the last dim that only feed it, or
+// only copy its result, become views.
+
+// Dense buffers: strides are the row-major ones, no mask (null, kind 0),
+// fill -inf.
+// CHECK-LABEL: module {
+// CHECK-NEXT:    func.func private @tfrt_attention_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64)
+// CHECK-LABEL: func.func @plain
+// CHECK-DAG:     %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         call @tfrt_attention_f32(%c2_i64, %c4_i64, %c3_i64, %c5_i64, %c8_i64, %c16_i64, %{{.*}}, %c96_i64, %c24_i64, %c8_i64, %{{.*}}, %c160_i64, %c40_i64, %c8_i64, %{{.*}}, %c320_i64, %c80_i64, %c16_i64, %[[NULL]], %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %[[HALF]], %c0_i32, %[[NEGINF]], %{{.*}}, %c192_i64, %c48_i64, %c16_i64)
+// CHECK-NOT:     nn.attention_into
+func.func @plain(%q: memref<2x4x3x8xf32>, %k: memref<2x4x5x8xf32>, %v: memref<2x4x5x16xf32>, %out: memref<2x4x3x16xf32>) {
+  nn.attention_into %q, %k, %v into %out {scale = 0.5 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32>, memref<2x4x5x16xf32> into memref<2x4x3x16xf32>
+  return
+}
+
+// -----
+
+// The head split and merge around attention: q is transposed out of a
+// [b, s, h, d] slice of a projection (offset 8 elements = 32 bytes), the
+// result transposed back into a fresh buffer. Both copies go: q is read
+// with strides (s·h·d·2, d, h·d·2) and the kernel writes the final buffer
+// with strides (s·h·d, d, h·d). The destination's allocation moves up.
+// CHECK-LABEL: func.func @head_split
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[FINAL:.*]] = memref.alloc() : memref<1x3x2x8xf32>
+// CHECK-NEXT:    memref.transpose %[[FINAL]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x3x2x8xf32> to memref<1x2x3x8xf32, strided<[48, 8, 16, 1]>>
+// CHECK-NEXT:    %[[QIDX:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<1x2x3x8xf32, strided<[96, 8, 32, 1], offset: 8>> -> index
+// CHECK-NEXT:    %[[QADDR:.*]] = arith.addi %[[QIDX]], %c32 : index
+// CHECK:         call @tfrt_attention_f32(%c1_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, %{{.*}}, %c96_i64, %c8_i64, %c32_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64, %{{.*}}, %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %{{.*}}, %c1_i32, %{{.*}}, %{{.*}}, %c48_i64, %c8_i64, %c16_i64)
+// CHECK-NEXT:    return %[[FINAL]]
+func.func @head_split(%proj: memref<1x3x32xf32>, %kv: memref<1x2x3x8xf32>) -> memref<1x3x2x8xf32> {
+  %slice = memref.subview %proj[0, 0, 8] [1, 3, 16] [1, 1, 1] : memref<1x3x32xf32> to memref<1x3x16xf32, strided<[96, 32, 1], offset: 8>>
+  %heads = memref.expand_shape %slice [[0], [1], [2, 3]] output_shape [1, 3, 2, 8] : memref<1x3x16xf32, strided<[96, 32, 1], offset: 8>> into memref<1x3x2x8xf32, strided<[96, 32, 8, 1], offset: 8>>
+  %q = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%heads : memref<1x3x2x8xf32, strided<[96, 32, 8, 1], offset: 8>>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %o = memref.alloc() : memref<1x2x3x8xf32>
+  nn.attention_into %q, %kv, %kv into %o {causal, scale = 0.5 : f64} : memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32> into memref<1x2x3x8xf32>
+  %final = memref.alloc() : memref<1x3x2x8xf32>
+  linalg.transpose ins(%o : memref<1x2x3x8xf32>) outs(%final : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  return %final : memref<1x3x2x8xf32>
+}
+
+// -----
+
+// Copies that must stay. The source of q's transpose is overwritten before
+// attention reads it; k's transposed buffer is read again afterwards; the
+// result is read before it is transposed.
+// CHECK-LABEL: func.func @copies_needed
+// CHECK:         linalg.transpose ins(%{{.*}} : memref<1x3x2x8xf32>) outs(%[[Q:.*]] : memref<1x2x3x8xf32>)
+// CHECK:         linalg.fill
+// CHECK:         linalg.transpose ins(%{{.*}} : memref<1x3x2x8xf32>) outs(%[[K:.*]] : memref<1x2x3x8xf32>)
+// CHECK:         call @tfrt_attention_f32
+// CHECK:         memref.copy %[[K]]
+// CHECK:         memref.copy %[[O:.*]], %{{.*}}
+// CHECK:         linalg.transpose ins(%[[O]] : memref<1x2x3x8xf32>)
+func.func @copies_needed(%x: memref<1x3x2x8xf32>, %y: memref<1x3x2x8xf32>, %saved: memref<1x2x3x8xf32>, %peek: memref<1x2x3x8xf32>, %final: memref<1x3x2x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %q = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%x : memref<1x3x2x8xf32>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x3x2x8xf32>)
+  %k = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%y : memref<1x3x2x8xf32>) outs(%k : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %o = memref.alloc() : memref<1x2x3x8xf32>
+  nn.attention_into %q, %k, %k into %o {scale = 0.5 : f64} : memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32> into memref<1x2x3x8xf32>
+  memref.copy %k, %saved : memref<1x2x3x8xf32> to memref<1x2x3x8xf32>
+  memref.copy %o, %peek : memref<1x2x3x8xf32> to memref<1x2x3x8xf32>
+  linalg.transpose ins(%o : memref<1x2x3x8xf32>) outs(%final : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  return
+}
+
+// -----
+
+// Masks broadcast through zero strides. An i1 key-padding mask [b, 1, 1, sk]
+// is kind 1 with strides (sk, 0, 0, 1); a float mask [sq, sk] is kind 2 with
+// strides (0, 0, sk, 1). The fill is mask_fill.
+// CHECK-LABEL: func.func @masks
+// CHECK-DAG:     %[[FILL:.*]] = arith.constant -1.000000e+09 : f32
+// CHECK:         call @tfrt_attention_f32(%c2_i64, %c4_i64, %c3_i64, %c5_i64, %c8_i64, %c8_i64, {{.*}}, %c1_i32, %c5_i64, %c0_i64, %c0_i64, %c1_i64, %{{.*}}, %c0_i32, %[[FILL]], {{.*}})
+// CHECK:         call @tfrt_attention_f32(%c2_i64, %c4_i64, %c3_i64, %c5_i64, %c8_i64, %c8_i64, {{.*}}, %c2_i32, %c0_i64, %c0_i64, %c5_i64, %c1_i64, {{.*}})
+func.func @masks(%q: memref<2x4x3x8xf32>, %k: memref<2x4x5x8xf32>, %pad: memref<2x1x1x5xi1>, %bias: memref<3x5xf32>, %out: memref<2x4x3x8xf32>) {
+  nn.attention_into %q, %k, %k mask %pad into %out {mask_fill = -1.0e9 : f64, scale = 0.5 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32>, memref<2x4x5x8xf32>, memref<2x1x1x5xi1> into memref<2x4x3x8xf32>
+  nn.attention_into %q, %k, %k mask %bias into %out {scale = 0.5 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32>, memref<2x4x5x8xf32>, memref<3x5xf32> into memref<2x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @f64(%q: memref<1x2x3x4xf64>) {
+  // expected-error @+1 {{'nn.attention_into' op the runtime kernel takes rank-4 f32 buffers, got 'memref<1x2x3x4xf64>'}}
+  nn.attention_into %q, %q, %q into %q {scale = 0.5 : f64} : memref<1x2x3x4xf64>, memref<1x2x3x4xf64>, memref<1x2x3x4xf64> into memref<1x2x3x4xf64>
+  return
+}
+
+// -----
+
+func.func @strided_last_dim(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3x4xf32, strided<[24, 12, 4, 2]>>) {
+  // expected-error @+1 {{'nn.attention_into' op the runtime kernel needs a contiguous last dimension, got 'memref<1x2x3x4xf32, strided<[24, 12, 4, 2]>>'}}
+  nn.attention_into %q, %k, %q into %q {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x4xf32, strided<[24, 12, 4, 2]>>, memref<1x2x3x4xf32> into memref<1x2x3x4xf32>
+  return
+}
