@@ -77,12 +77,13 @@ void checkElf(const uint8_t *code, size_t size, const std::string &where) {
 /// Generated code leaves the tfrt_* kernels undefined and dlopen resolves
 /// them in the global scope. When this library was itself loaded with
 /// RTLD_LOCAL (Python's ctypes does that), its symbols are not there:
-/// promote it once.
+/// promote it once. The library is found through this function's own
+/// address: an exported kernel's could be an interposer's (LD_PRELOAD).
 void exportKernelsGlobally() {
   static std::once_flag once;
   std::call_once(once, [] {
     Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&tfrt_gemm_f32), &info) &&
+    if (dladdr(reinterpret_cast<void *>(&exportKernelsGlobally), &info) &&
         info.dli_fname)
       dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
   });
