@@ -255,8 +255,7 @@ LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
       arguments.push_back(repeats ? i64(0) : strides[own]);
     }
   }
-  double fill = op.getMaskFill() ? op.getMaskFill()->convertToDouble()
-                                 : -std::numeric_limits<double>::infinity();
+  double fill = op.getHiddenScoreFill();
   arguments.append({f32(op.getScale().convertToDouble()),
                     i32(op.getCausal() ? 1 : 0), f32(fill)});
   appendTensor(op.getOut());

@@ -182,8 +182,7 @@ struct AttentionPattern : OpConversionPattern<nn::AttentionOp> {
     RankedTensorType scoreType = tensorType(scores);
     Type element = scoreType.getElementType();
     double scale = op.getScale().convertToDouble();
-    double fill = op.getMaskFill() ? op.getMaskFill()->convertToDouble()
-                                   : -std::numeric_limits<double>::infinity();
+    double fill = op.getHiddenScoreFill();
     Value mask = adaptor.getMask();
     bool boolMask = mask && tensorType(mask).getElementType().isInteger(1);
     SmallVector<Value> inputs = {scores};

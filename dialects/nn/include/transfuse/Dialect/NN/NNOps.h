@@ -8,6 +8,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <limits>
 #include "transfuse/Dialect/NN/NNDialect.h"
 
 #include "transfuse/Dialect/NN/NNEnums.h.inc"

@@ -330,6 +330,14 @@ def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:`
     functional-type(operands, results)
   }];
+
+  let extraClassDeclaration = [{
+    /// The value a hidden score takes: mask_fill, or -inf when absent.
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+  }];
 }
 
 def NN_AttentionIntoOp : NN_Op<"attention_into"> {
@@ -353,6 +361,13 @@ def NN_AttentionIntoOp : NN_Op<"attention_into"> {
     $query `,` $key `,` $value (`mask` $mask^)? `into` $out attr-dict `:`
     type($query) `,` type($key) `,` type($value) (`,` type($mask)^)? `into`
     type($out)
+  }];
+  let extraClassDeclaration = [{
+    /// The value a hidden score takes: mask_fill, or -inf when absent.
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
   }];
   let hasVerifier = 1;
 }
