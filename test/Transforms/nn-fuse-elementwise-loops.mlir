@@ -1,8 +1,9 @@
 // RUN: transfuse-opt %s -split-input-file -nn-fuse-elementwise-loops | FileCheck %s
 
 // -nn-fuse-elementwise-loops: an elementwise linalg.generic feeding another
-// becomes one loop; fills and named contractions are left as they are, so
-// that matmuls stay recognisable for the runtime's GEMM.
+// (or a reduction) as its only reader becomes one loop; fills and named
+// contractions are left as they are, so that matmuls stay recognisable for
+// the runtime's GEMM.
 
 // Two generics, one loop: the broadcast input keeps its map and the body is
 // the producer's followed by the consumer's.
@@ -150,14 +151,21 @@ func.func @generic_around_matmul(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> 
 
 // -----
 
-// A reduction is not an elementwise consumer: the generic feeding it stays.
+// A named reduction is generalized so that the elementwise chain computing
+// its input folds into it: one loop that exponentiates and sums.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[ROWS:map[0-9]*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @generic_into_reduce
 // CHECK-SAME:    (%[[A:.*]]: tensor<4x16xf32>) -> tensor<4xf32>
-// CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4x16xf32>)
-// CHECK:           math.exp
 // CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>) -> tensor<4xf32>
-// CHECK-NEXT:    %[[S:.*]] = linalg.reduce { arith.addf } ins(%[[EXP]] : tensor<4x16xf32>) outs(%[[F]] : tensor<4xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROWS]]], iterator_types = ["parallel", "reduction"]} ins(%[[A]] : tensor<4x16xf32>) outs(%[[F]] : tensor<4xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
+// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[ACC]], %[[EXP]] fastmath<reassoc> : f32
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
+// CHECK-NEXT:    } -> tensor<4xf32>
 // CHECK-NEXT:    return %[[S]] : tensor<4xf32>
+// CHECK-NOT:     linalg.reduce
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @generic_into_reduce(%a: tensor<4x16xf32>) -> tensor<4xf32> {
   %e0 = tensor.empty() : tensor<4x16xf32>
@@ -170,8 +178,54 @@ func.func @generic_into_reduce(%a: tensor<4x16xf32>) -> tensor<4xf32> {
   %e = tensor.empty() : tensor<4xf32>
   %zero = arith.constant 0.0 : f32
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  %s = linalg.reduce { arith.addf } ins(%r : tensor<4x16xf32>) outs(%f : tensor<4xf32>) dimensions = [1]
+  %s = linalg.reduce ins(%r : tensor<4x16xf32>) outs(%f : tensor<4xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %sum = arith.addf %acc, %x fastmath<reassoc> : f32
+      linalg.yield %sum : f32
+    }
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// A value read by two loops is computed once and stored: the exponential
+// is neither folded into its readers nor recomputed in each of them.
+// CHECK-LABEL: func.func @two_readers
+// CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x16xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      math.exp
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<4x16xf32>)
+// CHECK-NOT:       math.exp
+// CHECK:         %[[N:.*]] = linalg.generic {{.*}} ins(%[[EXP]], %[[S]] : tensor<4x16xf32>, tensor<4xf32>)
+// CHECK-NOT:       math.exp
+// CHECK:           arith.divf
+// CHECK:         return %[[N]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @two_readers(%a: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e0 = tensor.empty() : tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = math.exp %x : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.reduce ins(%r : tensor<4x16xf32>) outs(%f : tensor<4xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %sum = arith.addf %acc, %x fastmath<reassoc> : f32
+      linalg.yield %sum : f32
+    }
+  %e1 = tensor.empty() : tensor<4x16xf32>
+  %n = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %s : tensor<4x16xf32>, tensor<4xf32>) outs(%e1 : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %t: f32, %o: f32):
+    %q = arith.divf %x, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  return %n : tensor<4x16xf32>
 }
 
 // -----

@@ -28,9 +28,9 @@
 // CHECK-NEXT:      %[[Y:.*]] = arith.select %[[H]], %[[NEGINF]], %[[XS]] : f32
 // CHECK-NEXT:      linalg.yield %[[Y]] : f32
 // CHECK-NEXT:    } -> tensor<1x2x3x3xf32>
-// CHECK:         linalg.reduce { arith.maximumf } ins(%[[M]] : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
+// CHECK:         linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[M]] : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
 // CHECK:         math.exp
-// CHECK:         linalg.reduce { arith.addf } ins(%{{.*}} : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
+// CHECK:         linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<1x2x3x3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>) dimensions = [3]
 // CHECK:         arith.divf
 // CHECK:         %[[P3:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 3] : tensor<18xf32> into tensor<2x3x3xf32>
 // CHECK-NEXT:    %[[VF:.*]] = tensor.collapse_shape %[[V]] {{\[\[}}0, 1, 2, 3]] : tensor<1x2x3x4xf32> into tensor<24xf32>
@@ -66,7 +66,7 @@ func.func @attention_causal(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v
 // CHECK-NEXT:      %[[Y:.*]] = arith.select %[[H]], %[[FILL]], %[[XS]] : f32
 // CHECK-NEXT:      linalg.yield %[[Y]] : f32
 // CHECK-NEXT:    } -> tensor<2x2x3x5xf32>
-// CHECK:         linalg.reduce { arith.maximumf } ins(%[[M]] : tensor<2x2x3x5xf32>)
+// CHECK:         linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[M]] : tensor<2x2x3x5xf32>)
 // CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<4x3x5xf32>, tensor<4x5x4xf32>) outs(%{{.*}} : tensor<4x3x4xf32>)
 // KEEP-LABEL: func.func @attention_bool_mask
 // KEEP-NEXT:     %[[R:.*]] = nn.attention

@@ -10,7 +10,7 @@
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>) -> tensor<2x4xf32>
-// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.addf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>) dimensions = [1]
 // CHECK-NEXT:    return %[[R]] : tensor<2x4xf32>
 func.func @reduce_sum(%a: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
   %0 = nn.reduce_sum %a [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
@@ -27,7 +27,7 @@ func.func @reduce_sum(%a: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x3xf32>) -> tensor<2x3xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x3xf32>) dimensions = [2]
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x3xf32>) dimensions = [2]
 // CHECK-NEXT:    %[[FLAT:.*]] = tensor.collapse_shape %[[SUM]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
 // CHECK-NEXT:    %[[KEPT:.*]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1, 2]] output_shape [2, 3, 1] : tensor<6xf32> into tensor<2x3x1xf32>
 // CHECK-NEXT:    %[[COUNT:.*]] = arith.constant 4.000000e+00 : f32
@@ -47,7 +47,7 @@ func.func @reduce_mean_keep_dims(%a: tensor<2x3x4xf32>) -> tensor<2x3x1xf32> {
 
 // Over two axes the divisor is their product.
 // CHECK-LABEL: func.func @reduce_mean_two_axes
-// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0, 2]
+// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0, 2]
 // CHECK-NEXT:    %[[COUNT:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK:         arith.divf %{{.*}}, %[[COUNT]] : f32
 func.func @reduce_mean_two_axes(%a: tensor<2x3x4xf32>) -> tensor<3xf32> {
@@ -63,7 +63,7 @@ func.func @reduce_mean_two_axes(%a: tensor<2x3x4xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[E]] : tensor<f32>) -> tensor<f32>
-// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<f32>) dimensions = [0, 1, 2]
+// CHECK-NEXT:    %[[R:.*]] = linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[A]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<f32>) dimensions = [0, 1, 2]
 // CHECK-NEXT:    return %[[R]] : tensor<f32>
 func.func @reduce_max_all(%a: tensor<2x3x4xf32>) -> tensor<f32> {
   %0 = nn.reduce_max %a [0, 1, 2] : tensor<2x3x4xf32> -> tensor<f32>
@@ -81,7 +81,7 @@ func.func @reduce_max_all(%a: tensor<2x3x4xf32>) -> tensor<f32> {
 // CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<2xf32>
 // CHECK-NEXT:    %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-NEXT:    %[[MINIT:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%[[E0]] : tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    %[[MAX:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3xf32>) outs(%[[MINIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[MAX:.*]] = linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[A]] : tensor<2x3xf32>) outs(%[[MINIT]] : tensor<2xf32>) dimensions = [1]
 // CHECK-NEXT:    %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
 // CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK-NEXT:    %[[SHIFT:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[MAXK]] : tensor<2x3xf32>, tensor<2x1xf32>) outs(%[[E1]] : tensor<2x3xf32>) {
@@ -98,7 +98,7 @@ func.func @reduce_max_all(%a: tensor<2x3x4xf32>) -> tensor<f32> {
 // CHECK-NEXT:    %[[E3:.*]] = tensor.empty() : tensor<2xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[SINIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E3]] : tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[EXP]] : tensor<2x3xf32>) outs(%[[SINIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[EXP]] : tensor<2x3xf32>) outs(%[[SINIT]] : tensor<2xf32>) dimensions = [1]
 // CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
 // CHECK-NEXT:    %[[E4:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK-NEXT:    %[[P:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[EXP]], %[[SUMK]] : tensor<2x3xf32>, tensor<2x1xf32>) outs(%[[E4]] : tensor<2x3xf32>) {
@@ -119,13 +119,13 @@ func.func @softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func @log_softmax
 // CHECK-SAME:    (%[[A:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32>
-// CHECK:         %[[MAX:.*]] = linalg.reduce { arith.maximumf } ins(%[[A]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
+// CHECK:         %[[MAX:.*]] = linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[A]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
 // CHECK-NEXT:    %[[MAXK:.*]] = tensor.expand_shape %[[MAX]] {{\[\[}}0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
 // CHECK:         %[[SHIFT:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[A]], %[[MAXK]] : tensor<2x3xf32>, tensor<1x3xf32>)
 // CHECK:           arith.subf
 // CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[SHIFT]] : tensor<2x3xf32>)
 // CHECK:           math.exp
-// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[EXP]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
+// CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[EXP]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0]
 // CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
 // CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[SHIFT]], %[[SUMK]] : tensor<2x3xf32>, tensor<1x3xf32>)
 // CHECK-NEXT:    ^bb0(%[[X:[^:]+]]: f32, %[[S:[^:]+]]: f32, %{{[^:]+}}: f32):
@@ -151,7 +151,7 @@ func.func @log_softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2xf32>
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf } ins(%[[X]] : tensor<2x8xf32>) outs(%[[INIT]] : tensor<2xf32>) dimensions = [1]
+// CHECK-NEXT:    %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[X]] : tensor<2x8xf32>) outs(%[[INIT]] : tensor<2xf32>) dimensions = [1]
 // CHECK-NEXT:    %[[SUMK:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1]] output_shape [2, 1] : tensor<2xf32> into tensor<2x1xf32>
 // CHECK-NEXT:    %[[N:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUMK]] : tensor<2x1xf32>)
@@ -160,7 +160,7 @@ func.func @log_softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK:           arith.subf
 // CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[C]], %[[C]] : tensor<2x8xf32>, tensor<2x8xf32>)
 // CHECK:           arith.mulf
-// CHECK:         %[[VSUM:.*]] = linalg.reduce { arith.addf } ins(%[[SQ]] : tensor<2x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1]
+// CHECK:         %[[VSUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[SQ]] : tensor<2x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1]
 // CHECK-NEXT:    %[[VSUMK:.*]] = tensor.expand_shape %[[VSUM]]
 // CHECK-NEXT:    %[[N2:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[VSUMK]] : tensor<2x1xf32>)
@@ -196,7 +196,7 @@ func.func @layer_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>)
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[P]], %[[Q]] : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK-NEXT:    } -> tensor<2x4x8xf32>
-// CHECK:         linalg.reduce { arith.addf } ins(%[[H]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x4xf32>) dimensions = [2]
+// CHECK:         linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[H]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2x4xf32>) dimensions = [2]
 // CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4x8xf32>, tensor<2x4x1xf32>)
 // CHECK:           arith.subf
 // CHECK:           math.rsqrt
@@ -212,7 +212,7 @@ func.func @layer_norm_residual(%x: tensor<2x4x8xf32>, %r: tensor<2x4x8xf32>, %g:
 // CHECK-DAG:   #[[TAIL:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func.func @layer_norm_two_axes
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
-// CHECK:         linalg.reduce { arith.addf } ins(%[[X]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1, 2]
+// CHECK:         linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[X]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1, 2]
 // CHECK:         arith.constant 3.200000e+01 : f32
 // CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[TAIL]], #[[TAIL]], #{{.*}}], {{.*}} ins(%{{.*}}, %{{.*}}, %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
 func.func @layer_norm_two_axes(%x: tensor<2x4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<2x4x8xf32> {

@@ -30,11 +30,11 @@
 // CHECK-NEXT:    %[[E2:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[F2:.*]] = linalg.fill ins(%[[Z2]] : f32) outs(%[[E2]] : tensor<f32>) -> tensor<f32>
-// CHECK-NEXT:    %[[COUNT:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#1 : tensor<3xf32>) outs(%[[F2]] : tensor<f32>) dimensions = [0]
+// CHECK-NEXT:    %[[COUNT:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#1 : tensor<3xf32>) outs(%[[F2]] : tensor<f32>) dimensions = [0]
 // CHECK-NEXT:    %[[E3:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[Z3:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[F3:.*]] = linalg.fill ins(%[[Z3]] : f32) outs(%[[E3]] : tensor<f32>) -> tensor<f32>
-// CHECK-NEXT:    %[[NLL:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#0 : tensor<3xf32>) outs(%[[F3]] : tensor<f32>) dimensions = [0]
+// CHECK-NEXT:    %[[NLL:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#0 : tensor<3xf32>) outs(%[[F3]] : tensor<f32>) dimensions = [0]
 // CHECK-NEXT:    %[[E4:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[SCALAR]], #[[SCALAR]]], iterator_types = []} ins(%[[NLL]], %[[COUNT]] : tensor<f32>, tensor<f32>) outs(%[[E4]] : tensor<f32>) {
 // CHECK-NEXT:    ^bb0(%[[N:[^:]+]]: f32, %[[D:[^:]+]]: f32, %{{[^:]+}}: f32):
@@ -57,11 +57,11 @@ func.func @nll_loss(%l: tensor<3x10xf32>, %y: tensor<3xi64>) -> tensor<f32> {
 // CHECK-DAG:   #[[SCALAR:map[0-9]*]] = affine_map<() -> ()>
 // CHECK-LABEL: func.func @cross_entropy
 // CHECK-SAME:    (%[[LOGITS:.*]]: tensor<2x3x10xf32>, %[[Y:.*]]: tensor<2x3xi64>) -> tensor<f32>
-// CHECK:         %[[MAX:.*]] = linalg.reduce { arith.maximumf } ins(%[[LOGITS]] : tensor<2x3x10xf32>) outs(%{{.*}} : tensor<2x3xf32>) dimensions = [2]
+// CHECK:         %[[MAX:.*]] = linalg.reduce { arith.maximumf {fastmath = #arith.fastmath<reassoc>} } ins(%[[LOGITS]] : tensor<2x3x10xf32>) outs(%{{.*}} : tensor<2x3xf32>) dimensions = [2]
 // CHECK:         %[[SHIFT:.*]] = linalg.generic {indexing_maps = [#[[ID3]], #[[KEEP]], #[[ID3]]], {{.*}} ins(%[[LOGITS]], %{{.*}} : tensor<2x3x10xf32>, tensor<2x3x1xf32>)
 // CHECK:           arith.subf
 // CHECK:         math.exp
-// CHECK:         linalg.reduce { arith.addf } ins(%{{.*}} : tensor<2x3x10xf32>) outs(%{{.*}} : tensor<2x3xf32>) dimensions = [2]
+// CHECK:         linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<2x3x10xf32>) outs(%{{.*}} : tensor<2x3xf32>) dimensions = [2]
 // CHECK:         %[[LOGP:.*]] = linalg.generic {indexing_maps = [#[[ID3]], #[[KEEP]], #[[ID3]]], {{.*}} ins(%[[SHIFT]], %{{.*}} : tensor<2x3x10xf32>, tensor<2x3x1xf32>)
 // CHECK:           math.log
 // CHECK:           arith.subf
@@ -75,8 +75,8 @@ func.func @nll_loss(%l: tensor<3x10xf32>, %y: tensor<3xi64>) -> tensor<f32> {
 // CHECK-NEXT:      %[[I1:.*]] = linalg.index 1 : index
 // CHECK-NEXT:      %[[C:.*]] = arith.index_cast %[[SAFE]] : i64 to index
 // CHECK-NEXT:      %[[V:.*]] = tensor.extract %[[LOGP]][%[[I0]], %[[I1]], %[[C]]] : tensor<2x3x10xf32>
-// CHECK:         %[[COUNT:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#1 : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0, 1]
-// CHECK:         %[[NLL:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#0 : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0, 1]
+// CHECK:         %[[COUNT:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#1 : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0, 1]
+// CHECK:         %[[NLL:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#0 : tensor<2x3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0, 1]
 // CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[SCALAR]], #[[SCALAR]]], iterator_types = []} ins(%[[NLL]], %[[COUNT]] : tensor<f32>, tensor<f32>) outs(%[[E]] : tensor<f32>) {
 // CHECK-NEXT:    ^bb0(%[[N:[^:]+]]: f32, %[[D:[^:]+]]: f32, %{{[^:]+}}: f32):
@@ -103,9 +103,9 @@ func.func @cross_entropy(%l: tensor<2x3x10xf32>, %y: tensor<2x3xi64>) -> tensor<
 // CHECK-NEXT:      math.log %[[SUMEXP]] : f32
 // CHECK:         %[[PICK:.*]]:2 = linalg.generic {{.*}} ins(%[[Y]] : tensor<3xi64>)
 // CHECK:           tensor.extract %[[LOGP]]
-// CHECK:         %[[COUNT:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#1 : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
-// CHECK:         %[[NLL:.*]] = linalg.reduce { arith.addf } ins(%[[PICK]]#0 : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
-// CHECK:         %[[ROWS:.*]] = linalg.reduce { arith.addf } ins(%[[LOGP]] : tensor<3x10xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [1]
+// CHECK:         %[[COUNT:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#1 : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+// CHECK:         %[[NLL:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[PICK]]#0 : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+// CHECK:         %[[ROWS:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[LOGP]] : tensor<3x10xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [1]
 // CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<3xf32>
 // CHECK-NEXT:    %[[SMOOTH:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], iterator_types = ["parallel"]} ins(%[[ROWS]], %[[PICK]]#1 : tensor<3xf32>, tensor<3xf32>) outs(%[[E0]] : tensor<3xf32>) {
 // CHECK-NEXT:    ^bb0(%[[S:[^:]+]]: f32, %[[W:[^:]+]]: f32, %{{[^:]+}}: f32):
@@ -115,7 +115,7 @@ func.func @cross_entropy(%l: tensor<2x3x10xf32>, %y: tensor<2x3xi64>) -> tensor<
 // CHECK-NEXT:      %[[SW:.*]] = arith.mulf %[[NEG]], %[[W]] : f32
 // CHECK-NEXT:      linalg.yield %[[SW]] : f32
 // CHECK-NEXT:    } -> tensor<3xf32>
-// CHECK:         %[[SMOOTHSUM:.*]] = linalg.reduce { arith.addf } ins(%[[SMOOTH]] : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+// CHECK:         %[[SMOOTHSUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[SMOOTH]] : tensor<3xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
 // CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<f32>
 // CHECK-NEXT:    %[[MIX:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[SCALAR]], #[[SCALAR]]], iterator_types = []} ins(%[[NLL]], %[[SMOOTHSUM]] : tensor<f32>, tensor<f32>) outs(%[[E1]] : tensor<f32>) {
 // CHECK-NEXT:    ^bb0(%[[H:[^:]+]]: f32, %[[SO:[^:]+]]: f32, %{{[^:]+}}: f32):

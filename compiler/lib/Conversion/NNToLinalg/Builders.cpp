@@ -79,14 +79,20 @@ Value buildReduction(
   return buildReshape(b, loc, reduced, shape);
 }
 
+/// Reductions may be evaluated in any order: that is what lets the code
+/// generator vectorise them (a strict left-to-right float chain cannot be),
+/// and it is the freedom PyTorch's own reductions take.
+static constexpr arith::FastMathFlags kReassociable =
+    arith::FastMathFlags::reassoc;
+
 Value buildSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
                bool keepDims) {
   Type element = tensorType(input).getElementType();
-  return buildReduction(b, loc, input, axes, keepDims,
-                        b.getFloatAttr(element, 0.0),
-                        [](OpBuilder &nb, Location l, Value acc, Value x) {
-                          return arith::AddFOp::create(nb, l, acc, x);
-                        });
+  return buildReduction(
+      b, loc, input, axes, keepDims, b.getFloatAttr(element, 0.0),
+      [](OpBuilder &nb, Location l, Value acc, Value x) {
+        return arith::AddFOp::create(nb, l, acc, x, kReassociable);
+      });
 }
 
 Value buildMean(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
@@ -107,11 +113,11 @@ Value buildMax(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
                bool keepDims) {
   auto element = cast<FloatType>(tensorType(input).getElementType());
   APFloat lowest = APFloat::getInf(element.getFloatSemantics(), true);
-  return buildReduction(b, loc, input, axes, keepDims,
-                        b.getFloatAttr(element, lowest),
-                        [](OpBuilder &nb, Location l, Value acc, Value x) {
-                          return arith::MaximumFOp::create(nb, l, acc, x);
-                        });
+  return buildReduction(
+      b, loc, input, axes, keepDims, b.getFloatAttr(element, lowest),
+      [](OpBuilder &nb, Location l, Value acc, Value x) {
+        return arith::MaximumFOp::create(nb, l, acc, x, kReassociable);
+      });
 }
 
 Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
