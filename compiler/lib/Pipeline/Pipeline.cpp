@@ -54,18 +54,22 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
-    "nn-matmul-to-runtime-call, "
+    "nn-matmul-to-runtime-call, nn-parallelize-loops, canonicalize, "
     "buffer-deallocation-pipeline";
 
-/// From bufferized linalg to the LLVM dialect. Math ops go to LLVM
-/// intrinsics first; what has none (erf) becomes a libm call.
+/// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
+/// worksharing loops (the canonicalizer then drops the alloca scopes that
+/// lowering wraps their bodies in). Subview offsets are affine maps of the
+/// tile indices, so affine lowers after strided metadata is expanded. Math
+/// ops go to LLVM intrinsics first; what has none (erf) becomes a libm call.
 static constexpr llvm::StringLiteral kCodegenPipeline =
-    "convert-linalg-to-loops, lower-affine, convert-scf-to-cf, canonicalize, "
-    "expand-strided-metadata, finalize-memref-to-llvm{use-generic-functions}, "
-    "convert-math-to-llvm, "
+    "convert-linalg-to-loops, convert-scf-to-openmp, canonicalize, "
+    "expand-strided-metadata, lower-affine, convert-scf-to-cf, canonicalize, "
+    "finalize-memref-to-llvm{use-generic-functions}, convert-math-to-llvm, "
     "convert-math-to-libm, convert-arith-to-llvm, "
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}, "
-    "convert-cf-to-llvm, convert-index-to-llvm, reconcile-unrealized-casts";
+    "convert-cf-to-llvm, convert-index-to-llvm, convert-openmp-to-llvm, "
+    "reconcile-unrealized-casts";
 
 static void addPipeline(PassManager &pm, llvm::StringRef pipeline) {
   if (failed(parsePassPipeline(pipeline, pm)))

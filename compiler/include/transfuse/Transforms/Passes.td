@@ -145,4 +145,28 @@ def FuseElementwiseLoops : Pass<"nn-fuse-elementwise-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ParallelizeLoops : Pass<"nn-parallelize-loops"> {
+  let summary = "Splits each sizeable bufferized loop nest into parallel tiles";
+  let description = [{
+    Every linalg op on buffers outside any loop whose iteration space holds
+    at least `min-tile-work` iterations per tile has its leading parallel
+    dimensions (one, or two when the first is too short) tiled into an
+    `scf.parallel` of at most `max-tiles` tiles, each running the op on
+    subviews. The code generator hands those loops to OpenMP, whose static
+    schedule spreads the tiles over the runtime's threads; the innermost
+    dimension stays whole inside a tile so that it vectorises. Ops whose
+    first loop is a reduction, and small ops, are left as they are.
+  }];
+  let options = [
+    Option<"minTileWork", "min-tile-work", "int64_t", /*default=*/"16384",
+           "fewest iterations of the op's loop nest in one tile">,
+    Option<"maxTiles", "max-tiles", "int64_t", /*default=*/"64",
+           "most tiles per op">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES

@@ -128,7 +128,11 @@ emitObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+  // O2, not O3: O3's higher full-unroll threshold copies the row loop of
+  // every vectorised layer-norm tile thirty times over, which triples code
+  // generation time (transformer_base: 33 s against 11 s) for no measured
+  // speed.
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2)
       .run(*llvmModule, mam);
   if (llvmIR)
     llvmModule->print(*llvmIR, nullptr);
