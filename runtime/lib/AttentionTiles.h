@@ -1,0 +1,363 @@
+//===- AttentionTiles.h - What both attention kernels are built of -*- C++ -*-//
+//
+// The forward (Attention.cpp) and the backward (AttentionBackward.cpp) walk
+// the same tiles: kRows query rows against kKeys keys at a time, with kᵀ of
+// the (batch, head) pair packed once and the mask of the tile's rows read
+// once. This header holds the pieces they share: 16-float vectors and e^x,
+// the problem as the C arguments give it, the masked scores of a tile, the
+// online softmax step, and the two register-tiled products (a tile of
+// weights times rows of a matrix, and its transpose).
+//
+// Everything is inlined into the kernels' per-pair functions, which are
+// cloned for AVX-512, AVX2 and the baseline, so it is compiled for each.
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
+#define TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
+
+#include "Runtime.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace transfuse::rt::attention {
+
+using v16 = float __attribute__((vector_size(64)));
+using v16i = int32_t __attribute__((vector_size(64)));
+constexpr int64_t kLanes = 16;
+/// Query rows per register tile: each packed key vector feeds kRows FMAs.
+constexpr int64_t kRows = 4;
+/// Keys per step of a tile; a multiple of kLanes.
+constexpr int64_t kKeys = 256;
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+#define TF_INLINE inline __attribute__((always_inline))
+
+TF_INLINE v16 load(const float *p) {
+  v16 x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+TF_INLINE void store(float *p, v16 x) { std::memcpy(p, &x, sizeof x); }
+TF_INLINE v16 splat(float x) { return v16{} + x; }
+TF_INLINE int64_t roundUp(int64_t n, int64_t to) {
+  return (n + to - 1) / to * to;
+}
+
+/// e^x: Cephes' single-precision range reduction and polynomial (about
+/// 1 ulp), branch-free. Below -87.3 (e^x under FLT_MIN) it is 0, so a -inf
+/// score gives exactly 0; NaN stays NaN.
+TF_INLINE v16 exp16(v16 x) {
+  const v16 hi = splat(88.3762626647949f), lo = splat(-87.3365478515625f);
+  v16i tiny = x < lo;
+  x = x > hi ? hi : x;
+  x = x < lo ? lo : x;
+  v16 fx = x * 1.44269504088896341f + 0.5f;
+  v16 truncated =
+      __builtin_convertvector(__builtin_convertvector(fx, v16i), v16);
+  v16 n = truncated - __builtin_convertvector((truncated > fx) & 1, v16);
+  x = x - n * 0.693359375f - n * -2.12194440e-4f;
+  v16 y = splat(1.9875691500e-4f);
+  y = y * x + 1.3981999507e-3f;
+  y = y * x + 8.3334519073e-3f;
+  y = y * x + 4.1665795894e-2f;
+  y = y * x + 1.6666665459e-1f;
+  y = y * x + 5.0000001201e-1f;
+  y = y * x * x + x + 1.0f;
+  v16i bits = (__builtin_convertvector(n, v16i) + 127) << 23;
+  v16 result = y * (v16)bits;
+  return tiny ? splat(0.0f) : result;
+}
+
+TF_INLINE float horizontalMax(v16 x) {
+  float m = x[0];
+  for (int i = 1; i < kLanes; ++i)
+    m = std::max(m, x[i]);
+  return m;
+}
+TF_INLINE float horizontalSum(v16 x) {
+  float s = 0.0f;
+  for (int i = 0; i < kLanes; ++i)
+    s += x[i];
+  return s;
+}
+
+/// A [batch, heads, seq, dim] tensor: its first element and its strides in
+/// elements over the first three dims; the last dim is dense.
+template <typename T> struct Strided {
+  T *data;
+  int64_t batch, head, row;
+  T *at(int64_t b, int64_t h, int64_t i) const {
+    return data + b * batch + h * head + i * row;
+  }
+};
+using View = Strided<const float>;
+using Out = Strided<float>;
+
+enum MaskKind : int32_t { kNoMask = 0, kByteMask = 1, kFloatMask = 2 };
+
+/// The inputs both directions take, as the C arguments give them.
+struct Problem {
+  int64_t batch, heads, sq, sk, dk, dv;
+  View q, k, v;
+  const void *mask;
+  int32_t maskKind;
+  int64_t maskStrides[4];
+  float scale;
+  bool causal;
+  float fill;
+
+  /// Whether the causal rule or a byte mask can hide a key.
+  bool hidesKeys() const { return causal || maskKind == kByteMask; }
+  /// Whether every query row has the same mask (stride 0 over sq).
+  bool rowInvariantMask() const { return maskStrides[2] == 0; }
+  /// Query row i's entry of a [batch, heads, sq] dense array (the lse).
+  int64_t rowIndex(int64_t b, int64_t h, int64_t i) const {
+    return (b * heads + h) * sq + i;
+  }
+};
+
+[[noreturn]] inline void abortWith(const char *kernel, const char *what) {
+  std::fprintf(stderr, "%s: %s\n", kernel, what);
+  std::abort();
+}
+
+/// Checks what the generated code passes and aborts naming `kernel` when
+/// it is wrong: static shapes make any mistake a compiler bug, and the
+/// kernel must not read out of bounds.
+inline Problem makeProblem(const char *kernel, int64_t batch, int64_t heads,
+                           int64_t sq, int64_t sk, int64_t dk, int64_t dv,
+                           const float *q, int64_t q_sb, int64_t q_sh,
+                           int64_t q_ss, const float *k, int64_t k_sb,
+                           int64_t k_sh, int64_t k_ss, const float *v,
+                           int64_t v_sb, int64_t v_sh, int64_t v_ss,
+                           const void *mask, int32_t mask_kind, int64_t m_sb,
+                           int64_t m_sh, int64_t m_sq, int64_t m_sk,
+                           float scale, int32_t causal, float mask_fill) {
+  if (batch < 0 || heads < 0 || sq < 0 || sk < 0 || dk < 0 || dv < 0)
+    abortWith(kernel, "negative size");
+  if (mask_kind < kNoMask || mask_kind > kFloatMask ||
+      (mask_kind != kNoMask && !mask))
+    abortWith(kernel, "bad mask");
+  return {batch,
+          heads,
+          sq,
+          sk,
+          dk,
+          dv,
+          {q, q_sb, q_sh, q_ss},
+          {k, k_sb, k_sh, k_ss},
+          {v, v_sb, v_sh, v_ss},
+          mask,
+          mask_kind,
+          {m_sb, m_sh, m_sq, m_sk},
+          scale,
+          causal != 0,
+          mask_fill};
+}
+
+/// Scratch of one thread that both directions use.
+struct TileScratch {
+  std::vector<float> keysT;    // [dk][roundUp(sk, kLanes)], zero padded
+  std::vector<float> scores;   // [kRows][kKeys]
+  std::vector<float> bias;     // [kRows][sk]: mask rows, as biases
+  std::vector<uint8_t> hidden; // [kRows][sk]: whether a key is hidden
+
+  explicit TileScratch(const Problem &p)
+      : keysT(p.dk * roundUp(p.sk, kLanes)), scores(kRows * kKeys),
+        bias(kRows * p.sk), hidden(kRows * p.sk) {}
+};
+
+/// kRows query rows of one pair, starting at i0. Past the end of sq the
+/// tile repeats its last row, so every loop can run over all kRows.
+struct Tile {
+  int64_t b, h, i0, rows;
+  const float *query[kRows];
+
+  Tile(const Problem &p, int64_t b, int64_t h, int64_t i0)
+      : b(b), h(h), i0(i0), rows(std::min(kRows, p.sq - i0)) {
+    rowsOf(p.q, query);
+  }
+  /// The tile's rows of a [batch, heads, sq, ·] tensor.
+  void rowsOf(View t, const float **out) const {
+    for (int64_t r = 0; r < kRows; ++r)
+      out[r] = t.at(b, h, i0 + std::min(r, rows - 1));
+  }
+  /// Where row r's mask is in the scratch: row-invariant masks are read
+  /// into the first slot only.
+  int64_t maskSlot(const Problem &p, int64_t r) const {
+    return p.rowInvariantMask() ? 0 : r;
+  }
+  /// Keys past this are hidden by -inf from every row of the tile.
+  int64_t keyEnd(const Problem &p) const {
+    bool skipFuture = p.causal && p.fill == kNegInf;
+    return skipFuture ? std::min(p.sk, i0 + rows) : p.sk;
+  }
+};
+
+/// Packs the rows [0, n) of pair (b, h) of t transposed into
+/// packed[d * stride + j], once per pair, so that a tile's dot products
+/// load kLanes consecutive keys per vector.
+TF_INLINE void packTransposed(View t, int64_t b, int64_t h, int64_t n,
+                              int64_t depth, float *packed) {
+  int64_t stride = roundUp(n, kLanes);
+  for (int64_t j = 0; j < n; ++j) {
+    const float *row = t.at(b, h, j);
+    for (int64_t d = 0; d < depth; ++d)
+      packed[d * stride + j] = row[d];
+  }
+}
+
+/// Reads the mask rows of the tile into the scratch.
+TF_INLINE void readMasks(const Problem &p, TileScratch &s, const Tile &t) {
+  if (p.maskKind == kNoMask)
+    return;
+  const int64_t *st = p.maskStrides;
+  int64_t slots = p.rowInvariantMask() ? 1 : t.rows;
+  for (int64_t r = 0; r < slots; ++r) {
+    int64_t base = t.b * st[0] + t.h * st[1] + (t.i0 + r) * st[2];
+    if (p.maskKind == kByteMask) {
+      const auto *m = static_cast<const uint8_t *>(p.mask) + base;
+      for (int64_t j = 0; j < p.sk; ++j)
+        s.hidden[r * p.sk + j] = m[j * st[3]] != 0;
+    } else {
+      const float *m = static_cast<const float *>(p.mask) + base;
+      for (int64_t j = 0; j < p.sk; ++j)
+        s.bias[r * p.sk + j] = m[j * st[3]];
+    }
+  }
+}
+
+/// Whether key j is hidden from query i, whose mask row is `hidden`.
+TF_INLINE bool isHidden(const Problem &p, const uint8_t *hidden, int64_t i,
+                        int64_t j) {
+  return (p.causal && j > i) || (p.maskKind == kByteMask && hidden[j]);
+}
+
+/// out[r * kKeys + j] = factor · rows[r] · packed column j0 + j, for every
+/// row of the tile and the keys [j0, j0 + n) rounded up to kLanes (columns
+/// past the packed ones are zero). packed is [depth][roundUp(sk, kLanes)].
+TF_INLINE void dotTile(const Problem &p, const float *const *rows,
+                       const float *packed, int64_t depth, int64_t j0,
+                       int64_t n, float factor, float *out) {
+  int64_t stride = roundUp(p.sk, kLanes);
+  for (int64_t jb = 0; jb < n; jb += kLanes) {
+    v16 acc[kRows] = {};
+    const float *columns = packed + j0 + jb;
+    for (int64_t d = 0; d < depth; ++d) {
+      v16 column = load(columns + d * stride);
+      for (int64_t r = 0; r < kRows; ++r)
+        acc[r] += rows[r][d] * column;
+    }
+    for (int64_t r = 0; r < kRows; ++r)
+      store(out + r * kKeys + jb, acc[r] * factor);
+  }
+}
+
+/// The scaled, masked scores of the tile against keys [j0, j0 + n) into
+/// s.scores, padded with -inf to a multiple of kLanes. A hidden score
+/// becomes the fill; the float mask is added after that.
+TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
+                            int64_t j0, int64_t n) {
+  dotTile(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale, s.scores.data());
+  bool hides = p.hidesKeys(), adds = p.maskKind == kFloatMask;
+  for (int64_t r = 0; r < kRows; ++r) {
+    float *row = s.scores.data() + r * kKeys;
+    std::fill(row + n, row + roundUp(n, kLanes), kNegInf);
+    if (r >= t.rows || (!hides && !adds))
+      continue;
+    int64_t slot = t.maskSlot(p, r) * p.sk, i = t.i0 + r;
+    const uint8_t *hidden = s.hidden.data() + slot;
+    const float *bias = s.bias.data() + slot;
+    for (int64_t j = j0; j < j0 + n; ++j) {
+      float x = hides && isHidden(p, hidden, i, j) ? p.fill : row[j - j0];
+      row[j - j0] = adds ? x + bias[j] : x;
+    }
+  }
+}
+
+/// One step of the online softmax for a row of scores (padded to kLanes):
+/// folds them into the running maximum and sum and leaves e^(x - maximum)
+/// in the row. Returns the factor the earlier sum was rescaled by, which
+/// anything accumulated over the earlier keys needs too.
+TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
+                           float &sum) {
+  v16 top = splat(kNegInf);
+  for (int64_t j = 0; j < padded; j += kLanes) {
+    v16 x = load(row + j);
+    top = x > top ? x : top;
+  }
+  float next = std::max(maximum, horizontalMax(top));
+  if (next == kNegInf) {
+    // Every key so far is hidden by -inf: nothing to add yet.
+    std::fill(row, row + padded, 0.0f);
+    return 1.0f;
+  }
+  float correction = std::exp(maximum - next);
+  v16 total = {};
+  for (int64_t j = 0; j < padded; j += kLanes) {
+    v16 e = exp16(load(row + j) - next);
+    store(row + j, e);
+    total += e;
+  }
+  sum = sum * correction + horizontalSum(total);
+  maximum = next;
+  return correction;
+}
+
+/// acc[r] += Σ_j weights[r][j] · matrix[j] for every row of the tile, over
+/// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
+/// columns stays in registers for all rows while the matrix streams past,
+/// so every load feeds kRows FMAs.
+TF_INLINE void addWeightedRows(float *acc, const float *weights,
+                               const float *matrix, int64_t stride,
+                               int64_t width, int64_t n) {
+  int64_t vectorEnd = width / kLanes * kLanes;
+  for (int64_t d = 0; d < vectorEnd; d += kLanes) {
+    v16 sums[kRows];
+    for (int64_t r = 0; r < kRows; ++r)
+      sums[r] = load(acc + r * width + d);
+    for (int64_t j = 0; j < n; ++j) {
+      v16 x = load(matrix + j * stride + d);
+      for (int64_t r = 0; r < kRows; ++r)
+        sums[r] += weights[r * kKeys + j] * x;
+    }
+    for (int64_t r = 0; r < kRows; ++r)
+      store(acc + r * width + d, sums[r]);
+  }
+  for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t d = vectorEnd; d < width; ++d)
+        acc[r * width + d] += weights[r * kKeys + j] * matrix[j * stride + d];
+}
+
+/// The transpose: target[j] += Σ_r weights[r][j] · rows[r] for the n rows
+/// of `target` (dense, `width` long). The tile's rows stay in registers
+/// while the target rows stream past.
+TF_INLINE void addWeightedTile(float *target, const float *weights,
+                               const float *const *rows, int64_t width,
+                               int64_t n) {
+  int64_t vectorEnd = width / kLanes * kLanes;
+  for (int64_t d = 0; d < vectorEnd; d += kLanes) {
+    v16 x[kRows];
+    for (int64_t r = 0; r < kRows; ++r)
+      x[r] = load(rows[r] + d);
+    for (int64_t j = 0; j < n; ++j) {
+      v16 sum = load(target + j * width + d);
+      for (int64_t r = 0; r < kRows; ++r)
+        sum += weights[r * kKeys + j] * x[r];
+      store(target + j * width + d, sum);
+    }
+  }
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t d = vectorEnd; d < width; ++d)
+      for (int64_t r = 0; r < kRows; ++r)
+        target[j * width + d] += weights[r * kKeys + j] * rows[r][d];
+}
+
+} // namespace transfuse::rt::attention
+
+#endif // TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
