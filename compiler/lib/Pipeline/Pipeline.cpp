@@ -55,7 +55,7 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
     "nn-matmul-to-runtime-call, nn-parallelize-loops, canonicalize, "
-    "buffer-deallocation-pipeline";
+    "buffer-deallocation-pipeline, nn-dealloc-after-last-use";
 
 /// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that

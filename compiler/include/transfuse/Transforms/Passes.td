@@ -169,4 +169,18 @@ def ParallelizeLoops : Pass<"nn-parallelize-loops"> {
   ];
 }
 
+def DeallocAfterLastUse : Pass<"nn-dealloc-after-last-use"> {
+  let summary = "Frees each temporary buffer right after its last use";
+  let description = [{
+    A `memref.dealloc` of a `memref.alloc` in the same block moves up to
+    just after the last op of that block that uses the buffer: directly,
+    from inside its regions (a parallel loop's body, say), or through a
+    derived handle (a view, or the pointer arithmetic from
+    `memref.extract_aligned_pointer_as_index` that feeds a runtime call).
+    A buffer with a handle used outside the block is left alone. The
+    deallocation pipeline frees at the end of the block; this bounds peak
+    memory by what is live at once instead of the sum of all temporaries.
+  }];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES
