@@ -1,6 +1,7 @@
 //===- Registration.cpp - Dialects and passes of Transfuse ----------------===//
 #include "transfuse/Registration.h"
 #include "transfuse/Dialect/NN/BufferizableOpInterfaceImpl.h"
+#include "transfuse/Dialect/NN/DifferentiableOpInterface.h"
 #include "transfuse/Dialect/NN/NNDialect.h"
 #include "transfuse/Transforms/Passes.h"
 
@@ -24,6 +25,7 @@ void registerDialects(mlir::DialectRegistry &registry) {
   mlir::registerOpenMPDialectTranslation(registry);
   registry.insert<nn::NNDialect>();
   nn::registerBufferizableOpInterfaceExternalModels(registry);
+  nn::registerDifferentiableOpInterfaceExternalModels(registry);
 }
 
 void registerPasses() {

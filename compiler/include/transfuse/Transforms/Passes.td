@@ -183,4 +183,24 @@ def DeallocAfterLastUse : Pass<"nn-dealloc-after-last-use"> {
   }];
 }
 
+def Autodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Builds loss_and_grads: the loss and every parameter's gradient";
+  let description = [{
+    Reverse-mode differentiation of the `loss` function (which the spec's
+    training section defines) with respect to every `nn.parameter`. The new
+    function `loss_and_grads` takes the loss function's arguments and
+    returns the loss, then one gradient per parameter in declaration order
+    (result attribute `nn.grad` names it; a parameter the loss does not
+    read gets zeros). Its body is the loss with every call inlined, then
+    the backward pass: walking that body from the end, each op's gradient
+    rule (`DifferentiableOpInterface`) turns its results' adjoints into its
+    operands'; adjoints of a value read several times are summed. An op
+    with no rule on the path to the loss is an error naming it.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::transfuse::nn::NNDialect"
+  ];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES

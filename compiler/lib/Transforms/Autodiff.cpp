@@ -1,0 +1,174 @@
+//===- Autodiff.cpp - Reverse-mode differentiation of the loss ------------===//
+//
+// Builds `loss_and_grads` from `loss`: the loss function with every call
+// inlined (the forward pass), then, walking that body backwards, each op's
+// gradient rule (DifferentiableOpInterface) turning the adjoints of its
+// results into those of its operands. A value read several times sums the
+// adjoints of its reads. The adjoints reaching the `nn.param_load`s of a
+// parameter are its gradient.
+//===----------------------------------------------------------------------===//
+#include "transfuse/Transforms/Passes.h"
+
+#include "transfuse/Dialect/NN/DifferentiableOpInterface.h"
+#include "transfuse/Dialect/NN/NNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_AUTODIFF
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+using namespace transfuse;
+
+namespace {
+
+constexpr llvm::StringLiteral kLossFunction = "loss";
+constexpr llvm::StringLiteral kGradientFunction = "loss_and_grads";
+
+/// Clones `callee`'s body at `b`'s insertion point with its arguments
+/// mapped to `arguments`, inlining calls to other functions of `module`
+/// the same way; returns the values it returns.
+FailureOr<SmallVector<Value>> inlineBody(OpBuilder &b, ModuleOp module,
+                                         func::FuncOp callee,
+                                         ValueRange arguments) {
+  if (!callee.getBody().hasOneBlock())
+    return callee.emitOpError("must have a single block to be differentiated");
+  IRMapping mapping;
+  mapping.map(callee.getArguments(), arguments);
+  for (Operation &op : callee.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op))
+      return llvm::map_to_vector(ret.getOperands(),
+                                 [&](Value v) { return mapping.lookup(v); });
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto target = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!target || target.isExternal())
+        return call.emitOpError(
+            "calls a function with no body to differentiate");
+      auto results =
+          inlineBody(b, module, target,
+                     llvm::map_to_vector(call.getOperands(), [&](Value v) {
+                       return mapping.lookup(v);
+                     }));
+      if (failed(results))
+        return failure();
+      mapping.map(call.getResults(), *results);
+      continue;
+    }
+    b.clone(op, mapping);
+  }
+  return callee.emitOpError("has no return");
+}
+
+Value splat(OpBuilder &b, Location loc, Type type, double value) {
+  auto tensor = cast<RankedTensorType>(type);
+  auto element = b.getFloatAttr(tensor.getElementType(), value);
+  return arith::ConstantOp::create(b, loc,
+                                   DenseElementsAttr::get(tensor, element));
+}
+
+struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto loss = module.lookupSymbol<func::FuncOp>(kLossFunction);
+    if (!loss) {
+      module.emitError("nothing to differentiate: no '")
+          << kLossFunction << "' function (the spec has no training section)";
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol(kGradientFunction)) {
+      module.emitError("'") << kGradientFunction << "' exists already";
+      return signalPassFailure();
+    }
+    if (loss.getNumResults() != 1 ||
+        cast<RankedTensorType>(loss.getResultTypes()[0]).getRank() != 0) {
+      loss.emitOpError("must return one scalar to be differentiated");
+      return signalPassFailure();
+    }
+    if (failed(buildGradientFunction(module, loss)))
+      signalPassFailure();
+  }
+
+  LogicalResult buildGradientFunction(ModuleOp module, func::FuncOp loss) {
+    Location loc = loss.getLoc();
+    auto parameters = llvm::to_vector(module.getOps<nn::ParameterOp>());
+    SmallVector<Type> resultTypes(loss.getResultTypes());
+    for (nn::ParameterOp parameter : parameters)
+      resultTypes.push_back(parameter.getTensorType());
+    OpBuilder b(module.getContext());
+    b.setInsertionPointAfter(loss);
+    auto function = func::FuncOp::create(
+        b, loc, kGradientFunction,
+        b.getFunctionType(loss.getArgumentTypes(), resultTypes));
+    if (ArrayAttr argAttrs = loss.getAllArgAttrs())
+      function.setAllArgAttrs(argAttrs);
+    function.setResultAttr(0, "nn.name", b.getStringAttr("loss"));
+    for (auto [i, parameter] : llvm::enumerate(parameters))
+      function.setResultAttr(i + 1, "nn.grad", parameter.getSymNameAttr());
+    Block *body = function.addEntryBlock();
+    b.setInsertionPointToEnd(body);
+
+    auto lossValues =
+        inlineBody(b, module, loss, SmallVector<Value>(body->getArguments()));
+    if (failed(lossValues))
+      return failure();
+    Value lossValue = lossValues->front();
+
+    DenseMap<Value, Value> adjoints;
+    adjoints[lossValue] = splat(b, loc, lossValue.getType(), 1.0);
+    auto forward =
+        llvm::map_to_vector(*body, [](Operation &op) { return &op; });
+    for (Operation *op : llvm::reverse(forward))
+      if (failed(propagate(b, op, adjoints)))
+        return failure();
+
+    SmallVector<Value> results = {lossValue};
+    for (nn::ParameterOp parameter : parameters) {
+      Value gradient;
+      for (Operation *op : forward)
+        if (auto read = dyn_cast<nn::ParamLoadOp>(op);
+            read && read.getName() == parameter.getSymName())
+          if (Value adjoint = adjoints.lookup(read.getResult()))
+            gradient =
+                gradient
+                    ? nn::AddOp::create(b, loc, gradient, adjoint).getResult()
+                    : adjoint;
+      results.push_back(
+          gradient ? gradient : splat(b, loc, parameter.getTensorType(), 0.0));
+    }
+    func::ReturnOp::create(b, loc, results);
+    return success();
+  }
+
+  /// Applies `op`'s gradient rule if any of its results has an adjoint,
+  /// adding what it gives each operand to that operand's adjoint.
+  LogicalResult propagate(OpBuilder &b, Operation *op,
+                          DenseMap<Value, Value> &adjoints) {
+    SmallVector<Value> resultAdjoints = llvm::map_to_vector(
+        op->getResults(), [&](Value r) { return adjoints.lookup(r); });
+    if (llvm::all_of(resultAdjoints, [](Value v) { return !v; }) ||
+        isa<nn::ParamLoadOp>(op))
+      return success();
+    auto rule = dyn_cast<nn::DifferentiableOpInterface>(op);
+    if (!rule)
+      return op->emitOpError("has no gradient rule");
+    SmallVector<Value> operandAdjoints;
+    if (failed(rule.buildAdjoints(b, resultAdjoints, operandAdjoints)))
+      return failure();
+    assert(operandAdjoints.size() == op->getNumOperands() &&
+           "a gradient rule gives one adjoint (or null) per operand");
+    for (auto [operand, adjoint] :
+         llvm::zip_equal(op->getOperands(), operandAdjoints)) {
+      if (!adjoint)
+        continue;
+      Value &sum = adjoints[operand];
+      sum = sum ? nn::AddOp::create(b, op->getLoc(), sum, adjoint).getResult()
+                : adjoint;
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,140 @@
+//===- ElementwiseGradients.cpp - Gradient rules of elementwise nn ops ----===//
+//
+// Binary ops broadcast, so each operand's adjoint is summed back to its own
+// shape. Rules reuse the forward result where the derivative is a function
+// of it (exp, sqrt, rsqrt, tanh, relu), as PyTorch's autograd does.
+//===----------------------------------------------------------------------===//
+#include "Gradients.h"
+
+using namespace mlir;
+
+namespace transfuse::nn::gradients {
+namespace {
+
+LogicalResult addRule(AddOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  dx.push_back(unbroadcast(b, loc, dy, op.getLhs().getType()));
+  dx.push_back(unbroadcast(b, loc, dy, op.getRhs().getType()));
+  return success();
+}
+
+LogicalResult subRule(SubOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  dx.push_back(unbroadcast(b, loc, dy, op.getLhs().getType()));
+  dx.push_back(
+      unbroadcast(b, loc, NegOp::create(b, loc, dy), op.getRhs().getType()));
+  return success();
+}
+
+LogicalResult mulRule(MulOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  dx.push_back(
+      unbroadcast(b, loc, MulOp::create(b, loc, dy, rhs), lhs.getType()));
+  dx.push_back(
+      unbroadcast(b, loc, MulOp::create(b, loc, dy, lhs), rhs.getType()));
+  return success();
+}
+
+/// d(a / b) = da / b - db · (a / b) / b.
+LogicalResult divRule(DivOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  Value dyOverRhs = DivOp::create(b, loc, dy, rhs);
+  dx.push_back(unbroadcast(b, loc, dyOverRhs, lhs.getType()));
+  Value quotientTerm = MulOp::create(b, loc, dyOverRhs, op.getResult());
+  dx.push_back(
+      unbroadcast(b, loc, NegOp::create(b, loc, quotientTerm), rhs.getType()));
+  return success();
+}
+
+LogicalResult negRule(NegOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  dx.push_back(NegOp::create(b, op.getLoc(), dy));
+  return success();
+}
+
+LogicalResult expRule(ExpOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  dx.push_back(MulOp::create(b, op.getLoc(), dy, op.getResult()));
+  return success();
+}
+
+LogicalResult logRule(LogOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  dx.push_back(DivOp::create(b, op.getLoc(), dy, op.getInput()));
+  return success();
+}
+
+/// d sqrt(x) = dy / (2 sqrt(x)).
+LogicalResult sqrtRule(SqrtOp op, OpBuilder &b, Value dy,
+                       SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value twice = AddOp::create(b, loc, op.getResult(), op.getResult());
+  dx.push_back(DivOp::create(b, loc, dy, twice));
+  return success();
+}
+
+/// d x^(-1/2) = -dy · y³ / 2.
+LogicalResult rsqrtRule(RsqrtOp op, OpBuilder &b, Value dy,
+                        SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value y = op.getResult();
+  Value cube = MulOp::create(b, loc, MulOp::create(b, loc, y, y), y);
+  Value half = scalar(b, loc, getElementTypeOrSelf(y.getType()), -0.5);
+  dx.push_back(MulOp::create(b, loc, MulOp::create(b, loc, dy, cube), half));
+  return success();
+}
+
+/// d tanh(x) = dy · (1 - y²).
+LogicalResult tanhRule(TanhOp op, OpBuilder &b, Value dy,
+                       SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value y = op.getResult();
+  Value one = scalar(b, loc, getElementTypeOrSelf(y.getType()), 1.0);
+  Value slope = SubOp::create(b, loc, one, MulOp::create(b, loc, y, y));
+  dx.push_back(MulOp::create(b, loc, dy, slope));
+  return success();
+}
+
+/// Zero where the output is not positive (PyTorch's threshold_backward).
+LogicalResult reluRule(ReluOp op, OpBuilder &b, Value dy,
+                       SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value y = op.getResult();
+  Value zero = scalar(b, loc, getElementTypeOrSelf(y.getType()), 0.0);
+  Value off = CompareOp::create(b, loc, y, zero, ComparePredicate::le);
+  dx.push_back(zeroWhere(b, loc, dy, off));
+  return success();
+}
+
+/// The filled positions take no gradient; the mask has none.
+LogicalResult maskedFillRule(MaskedFillOp op, OpBuilder &b, Value dy,
+                             SmallVectorImpl<Value> &dx) {
+  dx.push_back(zeroWhere(b, op.getLoc(), dy, op.getMask()));
+  dx.push_back(nullptr);
+  return success();
+}
+
+} // namespace
+
+void attachElementwiseGradients(MLIRContext *context) {
+  attach<AddOp, addRule>(context);
+  attach<SubOp, subRule>(context);
+  attach<MulOp, mulRule>(context);
+  attach<DivOp, divRule>(context);
+  attach<NegOp, negRule>(context);
+  attach<ExpOp, expRule>(context);
+  attach<LogOp, logRule>(context);
+  attach<SqrtOp, sqrtRule>(context);
+  attach<RsqrtOp, rsqrtRule>(context);
+  attach<TanhOp, tanhRule>(context);
+  attach<ReluOp, reluRule>(context);
+  attach<MaskedFillOp, maskedFillRule>(context);
+}
+
+} // namespace transfuse::nn::gradients
