@@ -55,16 +55,18 @@ EmbeddingGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
-/// A loss gradient is shaped as the scores it differentiates.
+/// A loss gradient is shaped as the scores it differentiates; nll_loss has
+/// no smoothing (0).
 static LogicalResult inferLossGrad(std::optional<Location> loc, Value scores,
-                                   Value labels,
+                                   Value labels, double smoothing,
                                    SmallVectorImpl<Type> &results) {
   RankedTensorType scoresType = rankedType(scores);
   RankedTensorType labelsType = rankedType(labels);
   if (!scoresType || !labelsType)
     return failure();
   std::string why;
-  if (failed(checkClassification(scoresType.getShape(), labelsType.getShape(),
+  if (failed(checkLabelSmoothing(smoothing, why)) ||
+      failed(checkClassification(scoresType.getShape(), labelsType.getShape(),
                                  why)))
     return emitOptionalError(loc, why);
   results.push_back(scoresType);
@@ -75,11 +77,8 @@ LogicalResult
 CrossEntropyGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                      Adaptor adaptor,
                                      SmallVectorImpl<Type> &results) {
-  std::string why;
-  if (failed(checkLabelSmoothing(adaptor.getLabelSmoothing().convertToDouble(),
-                                 why)))
-    return emitOptionalError(loc, why);
-  return inferLossGrad(loc, adaptor.getLogits(), adaptor.getLabels(), results);
+  return inferLossGrad(loc, adaptor.getLogits(), adaptor.getLabels(),
+                       adaptor.getLabelSmoothing().convertToDouble(), results);
 }
 
 LogicalResult NllLossGradOp::inferReturnTypes(MLIRContext *,
@@ -87,5 +86,5 @@ LogicalResult NllLossGradOp::inferReturnTypes(MLIRContext *,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &results) {
   return inferLossGrad(loc, adaptor.getLogProbs(), adaptor.getLabels(),
-                       results);
+                       /*smoothing=*/0.0, results);
 }

@@ -168,6 +168,7 @@ func.func @embedding_grad_one_id(%dy: tensor<4xf32>, %id: tensor<i32>) -> tensor
 // CHECK-NEXT:      linalg.yield %[[EE]] : f32
 // CHECK:         %[[SUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[EXP]] : tensor<3x10xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [1]
 // CHECK:         %[[SUMK:.*]] = tensor.expand_shape %[[SUM]]
+// CHECK:         %[[YK:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
 // CHECK:         %[[COUNT:.*]] = linalg.generic {indexing_maps = [#[[LAB]], #[[CNT]]], iterator_types = ["reduction"]} ins(%[[Y]] : tensor<3xi64>) outs(%{{.*}} : tensor<f32>)
 // CHECK-NEXT:    ^bb0(%[[YE:[^:]+]]: i64, %[[ACC:[^:]+]]: f32):
 // CHECK-NEXT:      %[[IGN:.*]] = arith.constant -100 : i64
@@ -177,9 +178,8 @@ func.func @embedding_grad_one_id(%dy: tensor<4xf32>, %id: tensor<i32>) -> tensor
 // CHECK-NEXT:      %[[W:.*]] = arith.select %[[VALID]], %[[ONE]], %[[ZERO]] : f32
 // CHECK-NEXT:      %[[N:.*]] = arith.addf %[[ACC]], %[[W]] fastmath<reassoc> : f32
 // CHECK-NEXT:      linalg.yield %[[N]] : f32
-// CHECK:         %[[YK:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xi64> into tensor<3x1xi64>
-// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[ROW]], #[[ID]], #[[ROW]], #[[ALL]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[YK]], %[[EXP]], %[[SUMK]], %[[COUNT]] : tensor<3x1xi64>, tensor<3x10xf32>, tensor<3x1xf32>, tensor<f32>)
-// CHECK-NEXT:    ^bb0(%[[YE:[^:]+]]: i64, %[[EE:[^:]+]]: f32, %[[SE:[^:]+]]: f32, %[[NE:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[ROW]], #[[ALL]], #[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[YK]], %[[COUNT]], %[[EXP]], %[[SUMK]] : tensor<3x1xi64>, tensor<f32>, tensor<3x10xf32>, tensor<3x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[YE:[^:]+]]: i64, %[[NE:[^:]+]]: f32, %[[EE:[^:]+]]: f32, %[[SE:[^:]+]]: f32, %{{[^:]+}}: f32):
 // CHECK-NEXT:      %[[IGN:.*]] = arith.constant -100 : i64
 // CHECK-NEXT:      %[[VALID:.*]] = arith.cmpi ne, %[[YE]], %[[IGN]] : i64
 // CHECK-NEXT:      %[[I:.*]] = linalg.index 1 : index
@@ -237,9 +237,9 @@ func.func @cross_entropy_grad_hard(%l: tensor<2x4x10xf32>, %y: tensor<2x4xi32>) 
 // CHECK-DAG:   #[[ALL:map[0-9]*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @nll_loss_grad
 // CHECK-SAME:    (%[[LP:.*]]: tensor<3x10xf32>, %[[Y:.*]]: tensor<3xi64>) -> tensor<3x10xf32>
-// CHECK:         %[[COUNT:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[Y]] : tensor<3xi64>) outs(%{{.*}} : tensor<f32>)
 // CHECK:         %[[YK:.*]] = tensor.expand_shape %[[Y]]
-// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<3x10xf32>
+// CHECK:         %[[COUNT:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[Y]] : tensor<3xi64>) outs(%{{.*}} : tensor<f32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<3x10xf32>
 // CHECK-NEXT:    %[[R:.*]] = linalg.generic {indexing_maps = [#[[ROW]], #[[ALL]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[YK]], %[[COUNT]] : tensor<3x1xi64>, tensor<f32>) outs(%[[E]] : tensor<3x10xf32>) {
 // CHECK-NEXT:    ^bb0(%[[YE:[^:]+]]: i64, %[[NE:[^:]+]]: f32, %{{[^:]+}}: f32):
 // CHECK-NEXT:      %[[IGN:.*]] = arith.constant -100 : i64

@@ -183,16 +183,26 @@ Value countLabels(OpBuilder &b, Location loc, Value labels, int64_t ignoreIndex,
                    })[0];
 }
 
-/// A gradient shaped as `type` ([..., C]): 0 in rows whose label is
-/// `ignoreIndex`, elsewhere `body(isLabel, elements of inputs)`, isLabel
-/// telling whether the element's class is the row's label.
-Value buildPerClass(
-    OpBuilder &b, Location loc, RankedTensorType type, Value labels,
-    int64_t ignoreIndex, ValueRange inputs,
-    function_ref<Value(OpBuilder &, Location, Value, ValueRange)> body) {
+/// The element of a loss gradient: `isLabel` tells whether its class is its
+/// row's label, `count` is n, `inputs` the elements of the extra operands.
+using LossGradFn = function_ref<Value(OpBuilder &, Location, Value isLabel,
+                                      Value count, ValueRange inputs)>;
+
+/// The gradient of a mean loss over labels with respect to its scores
+/// `[..., C]`: n counted in one pass, then one elementwise pass reading
+/// `inputs` that gives `body` in rows whose label counts and 0 in the others.
+template <typename OpTy>
+Value buildLossGrad(OpBuilder &b, OpTy op, Value scores, Value labels,
+                    ValueRange inputs, LossGradFn body) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(scores);
+  Type element = type.getElementType();
+  int64_t ignoreIndex = op.getIgnoreIndex();
   SmallVector<int64_t> labelShape(tensorType(labels).getShape());
   labelShape.push_back(1);
-  SmallVector<Value> operands = {buildReshape(b, loc, labels, labelShape)};
+  SmallVector<Value> operands = {
+      buildReshape(b, loc, labels, labelShape),
+      countLabels(b, loc, labels, ignoreIndex, element)};
   llvm::append_range(operands, inputs);
   int64_t classAxis = type.getRank() - 1;
   return buildElementwise(
@@ -205,14 +215,14 @@ Value buildPerClass(
             nb, l, label.getType(), linalg::IndexOp::create(nb, l, classAxis));
         Value isLabel = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                               classId, label);
-        Value grad = body(nb, l, isLabel, v.drop_front());
-        return arith::SelectOp::create(
-            nb, l, valid, grad, scalar(nb, l, type.getElementType(), 0.0));
+        Value grad = body(nb, l, isLabel, v[1], v.drop_front(2));
+        return arith::SelectOp::create(nb, l, valid, grad,
+                                       scalar(nb, l, element, 0.0));
       });
 }
 
 /// (softmax - (1 - ls)·onehot - ls/C) / n: the softmax's max and exp-sum
-/// passes, the count of labels, one elementwise pass.
+/// passes, then buildLossGrad's.
 struct CrossEntropyGradPattern : OpConversionPattern<nn::CrossEntropyGradOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -233,47 +243,41 @@ struct CrossEntropyGradPattern : OpConversionPattern<nn::CrossEntropyGradOp> {
                                b, l, arith::SubFOp::create(b, l, v[0], v[1]));
                          });
     Value sum = buildSum(rewriter, loc, exps, {classAxis}, /*keepDims=*/true);
-    Value count = countLabels(rewriter, loc, adaptor.getLabels(),
-                              op.getIgnoreIndex(), element);
     rewriter.replaceOp(
         op,
-        buildPerClass(
-            rewriter, loc, type, adaptor.getLabels(), op.getIgnoreIndex(),
-            {exps, sum, count},
-            [&](OpBuilder &b, Location l, Value isLabel, ValueRange v) {
+        buildLossGrad(
+            rewriter, op, logits, adaptor.getLabels(), {exps, sum},
+            [&](OpBuilder &b, Location l, Value isLabel, Value count,
+                ValueRange v) {
               Value p = arith::DivFOp::create(b, l, v[0], v[1]);
               Value target = arith::SelectOp::create(
                   b, l, isLabel,
                   scalar(b, l, element, 1.0 - smoothing + smoothing / classes),
                   scalar(b, l, element, smoothing / classes));
               return arith::DivFOp::create(
-                  b, l, arith::SubFOp::create(b, l, p, target), v[2]);
+                  b, l, arith::SubFOp::create(b, l, p, target), count);
             }));
     return success();
   }
 };
 
-/// -1/n at each counted row's label: the count, one elementwise pass.
+/// -1/n at each counted row's label: buildLossGrad's two passes.
 struct NllLossGradPattern : OpConversionPattern<nn::NllLossGradOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(nn::NllLossGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = tensorType(adaptor.getLogProbs());
-    Type element = type.getElementType();
-    Value count = countLabels(rewriter, loc, adaptor.getLabels(),
-                              op.getIgnoreIndex(), element);
+    Type element = tensorType(adaptor.getLogProbs()).getElementType();
     rewriter.replaceOp(
-        op,
-        buildPerClass(
-            rewriter, loc, type, adaptor.getLabels(), op.getIgnoreIndex(),
-            count, [&](OpBuilder &b, Location l, Value isLabel, ValueRange v) {
-              Value weight = arith::DivFOp::create(
-                  b, l, scalar(b, l, element, -1.0), v[0]);
-              return arith::SelectOp::create(b, l, isLabel, weight,
-                                             scalar(b, l, element, 0.0));
-            }));
+        op, buildLossGrad(
+                rewriter, op, adaptor.getLogProbs(), adaptor.getLabels(), {},
+                [&](OpBuilder &b, Location l, Value isLabel, Value count,
+                    ValueRange) {
+                  Value weight = arith::DivFOp::create(
+                      b, l, scalar(b, l, element, -1.0), count);
+                  return arith::SelectOp::create(b, l, isLabel, weight,
+                                                 scalar(b, l, element, 0.0));
+                }));
     return success();
   }
 };
