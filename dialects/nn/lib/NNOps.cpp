@@ -411,10 +411,10 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &results) {
-  double smoothing = adaptor.getLabelSmoothing().convertToDouble();
-  if (!(smoothing >= 0.0 && smoothing <= 1.0))
-    return emitOptionalError(loc, "label smoothing must be in [0, 1], got ",
-                             smoothing);
+  std::string why;
+  if (failed(checkLabelSmoothing(adaptor.getLabelSmoothing().convertToDouble(),
+                                 why)))
+    return emitOptionalError(loc, why);
   return inferLoss(loc, adaptor.getOperands(), results);
 }
 

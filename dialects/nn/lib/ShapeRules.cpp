@@ -247,6 +247,49 @@ FailureOr<Shape> fusedMatmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return product;
 }
 
+LogicalResult checkLayerNormGrad(ArrayRef<int64_t> grad,
+                                 ArrayRef<int64_t> input,
+                                 ArrayRef<int64_t> gamma, int64_t axis,
+                                 std::string &why) {
+  if (failed(checkAxis(input, axis, why)))
+    return failure();
+  if (grad != input) {
+    why = "gradient " + formatShape(grad) + " differs from the input " +
+          formatShape(input);
+    return failure();
+  }
+  ArrayRef<int64_t> normalized = input.drop_front(axis);
+  if (gamma != normalized) {
+    why = ("layer norm of " + formatShape(input) + " from axis " + Twine(axis) +
+           " needs gamma " + formatShape(normalized) + ", got " +
+           formatShape(gamma))
+              .str();
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<Shape> embeddingGradShape(ArrayRef<int64_t> grad,
+                                    ArrayRef<int64_t> indices, int64_t rows,
+                                    std::string &why) {
+  if (rows <= 0)
+    return fail(why, "embedding gradient needs a positive num_rows, got " +
+                         Twine(rows));
+  if (grad.empty() || grad.drop_back() != indices)
+    return fail(why, "embedding gradient " + formatShape(grad) +
+                         " must be the indices " + formatShape(indices) +
+                         " and one more dimension");
+  return Shape{rows, grad.back()};
+}
+
+LogicalResult checkLabelSmoothing(double smoothing, std::string &why) {
+  if (smoothing >= 0.0 && smoothing <= 1.0)
+    return success();
+  llvm::raw_string_ostream os(why);
+  os << "label smoothing must be in [0, 1], got " << smoothing;
+  return failure();
+}
+
 LogicalResult checkClassification(ArrayRef<int64_t> logits,
                                   ArrayRef<int64_t> labels, std::string &why) {
   if (logits.empty()) {

@@ -1083,3 +1083,131 @@ func.func @attention_into_key_mismatch(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3
   nn.attention_into %q, %k, %q into %out {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x5xf32>, memref<1x2x3x4xf32> into memref<1x2x3x4xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @layer_norm_grad_epsilon(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{layer norm epsilon must be positive}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %x, %x, %g {axis = 1 : i64, epsilon = 0.0 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_element(%x: tensor<2x8xf32>, %g: tensor<8xf16>) {
+  // expected-error @+2 {{operand element types differ: 'f32', 'f32' and 'f16'}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %x, %x, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf16>) -> (tensor<2x8xf32>, tensor<8xf16>, tensor<8xf16>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_axis(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{axis -1 is out of range for shape [2, 8]}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %x, %x, %g {axis = -1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_dy(%dy: tensor<2x4xf32>, %x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{gradient [2, 4] differs from the input [2, 8]}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x4xf32>, tensor<2x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_gamma(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>) {
+  // expected-error @+2 {{layer norm of [2, 8] from axis 1 needs gamma [8], got [2, 8]}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %x, %x, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_result(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{'nn.layer_norm_grad' op inferred type(s) 'tensor<2x8xf32>', 'tensor<8xf32>', 'tensor<8xf32>' are incompatible with return type(s) of operation 'tensor<2x8xf32>', 'tensor<8xf32>', 'tensor<2x8xf32>'}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %x, %x, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<2x8xf32>)
+  return
+}
+
+// -----
+
+func.func @embedding_grad_rows(%dy: tensor<3x4xf32>, %ids: tensor<3xi64>) {
+  // expected-error @+2 {{embedding gradient needs a positive num_rows, got 0}}
+  // expected-error @+1 {{'nn.embedding_grad' op failed to infer returned types}}
+  %0 = nn.embedding_grad %dy, %ids {num_rows = 0 : i64} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<0x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_shape(%dy: tensor<3x4xf32>, %ids: tensor<2xi64>) {
+  // expected-error @+2 {{embedding gradient [3, 4] must be the indices [2] and one more dimension}}
+  // expected-error @+1 {{'nn.embedding_grad' op failed to infer returned types}}
+  %0 = nn.embedding_grad %dy, %ids {num_rows = 10 : i64} : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_ids(%dy: tensor<3x4xf32>, %ids: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.embedding_grad' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = nn.embedding_grad %dy, %ids {num_rows = 10 : i64} : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_smoothing(%l: tensor<3x10xf32>, %y: tensor<3xi64>) {
+  // expected-error @+2 {{label smoothing must be in [0, 1], got 1.500000e+00}}
+  // expected-error @+1 {{'nn.cross_entropy_grad' op failed to infer returned types}}
+  %0 = nn.cross_entropy_grad %l, %y {ignore_index = -100 : i64, label_smoothing = 1.5 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_labels(%l: tensor<3x10xf32>, %y: tensor<4xi64>) {
+  // expected-error @+2 {{logits [3, 10] need labels [3], got [4]}}
+  // expected-error @+1 {{'nn.cross_entropy_grad' op failed to infer returned types}}
+  %0 = nn.cross_entropy_grad %l, %y {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<3x10xf32>, tensor<4xi64>) -> tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_float_labels(%l: tensor<3x10xf32>, %y: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.cross_entropy_grad' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<3xf32>'}}
+  %0 = nn.cross_entropy_grad %l, %y {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (tensor<3x10xf32>, tensor<3xf32>) -> tensor<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @nll_loss_grad_scalar(%l: tensor<f32>, %y: tensor<i64>) {
+  // expected-error @+2 {{logits need a class dimension, got []}}
+  // expected-error @+1 {{'nn.nll_loss_grad' op failed to infer returned types}}
+  %0 = nn.nll_loss_grad %l, %y {ignore_index = -100 : i64} : (tensor<f32>, tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @nll_loss_grad_labels(%l: tensor<2x3x10xf32>, %y: tensor<3x2xi64>) {
+  // expected-error @+2 {{logits [2, 3, 10] need labels [2, 3], got [3, 2]}}
+  // expected-error @+1 {{'nn.nll_loss_grad' op failed to infer returned types}}
+  %0 = nn.nll_loss_grad %l, %y {ignore_index = -100 : i64} : (tensor<2x3x10xf32>, tensor<3x2xi64>) -> tensor<2x3x10xf32>
+  return
+}

@@ -374,3 +374,41 @@ func.func @losses(%logits: tensor<2x7x10xf32>, %labels: tensor<2x7xi64>,
   %3 = nn.nll_loss %row, %one {ignore_index = 1 : i64} : (tensor<10xf32>, tensor<i32>) -> tensor<f32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @layer_norm_grad
+func.func @layer_norm_grad(%dy: tensor<2x5x16xf32>, %x: tensor<2x5x16xf32>,
+                           %g: tensor<16xf32>, %g2: tensor<5x16xf32>) {
+  // CHECK: nn.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {axis = 2 : i64, epsilon = 1.000000e-05 : f64} : (tensor<2x5x16xf32>, tensor<2x5x16xf32>, tensor<16xf32>) -> (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>)
+  %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5x16xf32>, tensor<2x5x16xf32>, tensor<16xf32>) -> (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>)
+  // Normalising over the last two dimensions.
+  // CHECK: nn.layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.9999999999999995E-7 : f64} : (tensor<2x5x16xf32>, tensor<2x5x16xf32>, tensor<5x16xf32>) -> (tensor<2x5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>)
+  %1:3 = nn.layer_norm_grad %dy, %x, %g2 {axis = 1 : i64, epsilon = 1.0e-6 : f64} : (tensor<2x5x16xf32>, tensor<2x5x16xf32>, tensor<5x16xf32>) -> (tensor<2x5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @embedding_grad
+func.func @embedding_grad(%dy: tensor<2x7x16xf32>, %ids: tensor<2x7xi64>,
+                          %row: tensor<16xf16>, %one: tensor<i32>) {
+  // CHECK: nn.embedding_grad %{{.*}}, %{{.*}} {num_rows = 100 : i64} : (tensor<2x7x16xf32>, tensor<2x7xi64>) -> tensor<100x16xf32>
+  %0 = nn.embedding_grad %dy, %ids {num_rows = 100 : i64} : (tensor<2x7x16xf32>, tensor<2x7xi64>) -> tensor<100x16xf32>
+  // One id: a [d] gradient.
+  // CHECK: nn.embedding_grad %{{.*}}, %{{.*}} {num_rows = 3 : i64} : (tensor<16xf16>, tensor<i32>) -> tensor<3x16xf16>
+  %1 = nn.embedding_grad %row, %one {num_rows = 3 : i64} : (tensor<16xf16>, tensor<i32>) -> tensor<3x16xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @loss_grads
+func.func @loss_grads(%logits: tensor<2x7x10xf32>, %labels: tensor<2x7xi64>,
+                      %row: tensor<10xf32>, %one: tensor<i32>) {
+  // CHECK: nn.cross_entropy_grad %{{.*}}, %{{.*}} {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<2x7x10xf32>
+  %0 = nn.cross_entropy_grad %logits, %labels {ignore_index = -100 : i64, label_smoothing = 0.1 : f64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<2x7x10xf32>
+  // CHECK: nn.cross_entropy_grad %{{.*}}, %{{.*}} {ignore_index = 0 : i64, label_smoothing = 0.000000e+00 : f64} : (tensor<10xf32>, tensor<i32>) -> tensor<10xf32>
+  %1 = nn.cross_entropy_grad %row, %one {ignore_index = 0 : i64, label_smoothing = 0.0 : f64} : (tensor<10xf32>, tensor<i32>) -> tensor<10xf32>
+  // CHECK: nn.nll_loss_grad %{{.*}}, %{{.*}} {ignore_index = -100 : i64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<2x7x10xf32>
+  %2 = nn.nll_loss_grad %logits, %labels {ignore_index = -100 : i64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<2x7x10xf32>
+  return
+}

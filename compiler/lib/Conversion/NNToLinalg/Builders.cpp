@@ -95,6 +95,56 @@ Value buildSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
       });
 }
 
+SmallVector<Value> buildSums(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> shape, Type element,
+                             ValueRange inputs, ArrayRef<int64_t> axes,
+                             bool keepDims, unsigned count, ElementsFn terms) {
+  MLIRContext *context = b.getContext();
+  int64_t rank = shape.size();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(context, tensorType(input).getShape(), shape));
+  SmallVector<AffineExpr> keptDims;
+  SmallVector<int64_t> keptShape, keepDimsShape;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    keepDimsShape.push_back(reduced ? 1 : shape[d]);
+    if (reduced)
+      continue;
+    keptDims.push_back(getAffineDimExpr(d, context));
+    keptShape.push_back(shape[d]);
+  }
+  maps.append(count, AffineMap::get(rank, 0, keptDims, context));
+  auto resultType = RankedTensorType::get(keptShape, element);
+  SmallVector<Value> inits;
+  for (unsigned i = 0; i < count; ++i) {
+    Value empty = tensor::EmptyOp::create(b, loc, keptShape, element);
+    inits.push_back(
+        linalg::FillOp::create(b, loc, scalar(b, loc, element, 0.0), empty)
+            .getResult(0));
+  }
+  auto generic = linalg::GenericOp::create(
+      b, loc, SmallVector<Type>(count, resultType), inputs, inits, maps,
+      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> values =
+            terms(nested, nestedLoc, args.take_front(inputs.size()));
+        SmallVector<Value> sums;
+        for (auto [accumulator, value] :
+             llvm::zip_equal(args.drop_front(inputs.size()), values))
+          sums.push_back(arith::AddFOp::create(nested, nestedLoc, accumulator,
+                                               value, kReassociable));
+        linalg::YieldOp::create(nested, nestedLoc, sums);
+      });
+  SmallVector<Value> results;
+  for (Value sum : generic.getResults())
+    results.push_back(keepDims ? buildReshape(b, loc, sum, keepDimsShape)
+                               : sum);
+  return results;
+}
+
 Value buildMean(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes,
                 bool keepDims) {
   RankedTensorType type = tensorType(input);

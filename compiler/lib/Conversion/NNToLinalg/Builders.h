@@ -43,6 +43,21 @@ Value buildMean(OpBuilder &b, Location loc, Value input,
 Value buildMax(OpBuilder &b, Location loc, Value input,
                llvm::ArrayRef<int64_t> axes, bool keepDims);
 
+/// Computes several values from the operands' elements.
+using ElementsFn = llvm::function_ref<llvm::SmallVector<Value>(
+    OpBuilder &, Location, ValueRange elements)>;
+
+/// One linalg.generic over the iteration space `shape` reading `inputs`
+/// (broadcast to it as in buildElementwise) that sums each of the `count`
+/// values `terms` computes over `axes` into its own zero-initialised result
+/// of `element` type. Several sums of one pass share the pass; the sums
+/// reassociate as buildSum's do.
+llvm::SmallVector<Value> buildSums(OpBuilder &b, Location loc,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   mlir::Type element, ValueRange inputs,
+                                   llvm::ArrayRef<int64_t> axes, bool keepDims,
+                                   unsigned count, ElementsFn terms);
+
 /// softmax (or log_softmax) of `input` along `axis`, computed stably.
 Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
                    bool log);

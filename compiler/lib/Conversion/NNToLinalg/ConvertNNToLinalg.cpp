@@ -4,6 +4,7 @@
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace transfuse {
@@ -23,7 +24,7 @@ struct ConvertNNToLinalgPass
     ConversionTarget target(*context);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
-                           func::FuncDialect>();
+                           scf::SCFDialect, func::FuncDialect>();
     target.addIllegalDialect<transfuse::nn::NNDialect>();
     // Declarations stay; their loads must be arguments by now.
     target.addLegalOp<transfuse::nn::ParameterOp>();
@@ -39,6 +40,7 @@ struct ConvertNNToLinalgPass
     transfuse::lowering::populateStructuralPatterns(patterns);
     transfuse::lowering::populateComputePatterns(patterns);
     transfuse::lowering::populateLossPatterns(patterns);
+    transfuse::lowering::populateGradientPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

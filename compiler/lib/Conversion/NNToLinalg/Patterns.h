@@ -15,6 +15,9 @@ void populateComputePatterns(mlir::RewritePatternSet &patterns);
 
 /// cross_entropy and nll_loss, as PyTorch's mean reduction.
 void populateLossPatterns(mlir::RewritePatternSet &patterns);
+/// The backward ops: layer_norm_grad, embedding_grad, cross_entropy_grad,
+/// nll_loss_grad.
+void populateGradientPatterns(mlir::RewritePatternSet &patterns);
 
 /// x * Φ(x), with erf or the tanh approximation.
 mlir::Value buildGelu(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

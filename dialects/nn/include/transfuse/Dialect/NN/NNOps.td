@@ -441,4 +441,83 @@ def NN_NllLossOp : NN_Op<"nll_loss", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+def NN_LayerNormGradOp : NN_Op<"layer_norm_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Backward of nn.layer_norm: dx, dgamma and dbeta";
+  let description = [{
+    `grad` is the gradient of the layer norm's result, `input` its full
+    normalised operand (`input + residual` when it had a residual; that
+    gradient is then `grad_input` for both). The mean and `rstd =
+    1 / sqrt(var + epsilon)` are recomputed from `input` rather than saved.
+    With `xhat = (x - mean) * rstd` and means taken over the normalised
+    dimensions (`axis` to the last):
+
+        grad_beta  = Σ_rows grad
+        grad_gamma = Σ_rows grad * xhat
+        grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)),
+                     g = grad * gamma
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       NN_FloatTensor:$gamma, I64Attr:$axis, F64Attr:$epsilon);
+  let results = (outs NN_FloatTensor:$grad_input, NN_FloatTensor:$grad_gamma,
+                      NN_FloatTensor:$grad_beta);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_EmbeddingGradOp : NN_Op<"embedding_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Backward of nn.embedding: scatter-adds rows into the table";
+  let description = [{
+    `grad: [..., d]`, `indices: [...]` give the `[num_rows, d]` gradient of
+    the table: zeros, then `grad[t]` added to row `indices[t]` for every
+    index position `t`, so repeated ids accumulate. Ids must lie in
+    `[0, num_rows)`; the runtime checks them before running.
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_IndexTensor:$indices,
+                       I64Attr:$num_rows);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_CrossEntropyGradOp : NN_Op<"cross_entropy_grad",
+                                  [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of nn.cross_entropy with respect to the logits";
+  let description = [{
+    The gradient of the mean loss itself (its adjoint taken as 1), as
+    `torch.nn.CrossEntropyLoss(reduction="mean")` computes it: with `C`
+    classes, `n` labels that are not `ignore_index`, `p = softmax(logits)`
+    and `ls = label_smoothing`, a counted row gets
+    `(p - (1 - ls) * onehot(label) - ls / C) / n` and an ignored row 0.
+    With no counted label (`n = 0`) the gradient is all zeros, as PyTorch's
+    (whose loss is then NaN).
+  }];
+  let arguments = (ins NN_FloatTensor:$logits, NN_IndexTensor:$labels,
+                       I64Attr:$ignore_index, F64Attr:$label_smoothing);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def NN_NllLossGradOp : NN_Op<"nll_loss_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Gradient of nn.nll_loss with respect to the log-probabilities";
+  let description = [{
+    The gradient of the mean loss itself (its adjoint taken as 1): `-1 / n`
+    at `[row, label]` of each of the `n` rows whose label is not
+    `ignore_index`, 0 elsewhere; all zeros when `n = 0`, as PyTorch's.
+  }];
+  let arguments = (ins NN_FloatTensor:$log_probs, NN_IndexTensor:$labels,
+                       I64Attr:$ignore_index);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $log_probs `,` $labels attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // TRANSFUSE_NN_OPS

@@ -60,6 +60,18 @@ FailureOr<Shape> layerNormShape(ArrayRef<int64_t> input,
 FailureOr<Shape> fusedMatmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
                                   std::optional<ArrayRef<int64_t>> bias,
                                   bool transposeRhs, std::string &why);
+/// nn.layer_norm_grad: the gradient shaped as the input, gamma as its
+/// dimensions from `axis`.
+mlir::LogicalResult checkLayerNormGrad(ArrayRef<int64_t> grad,
+                                       ArrayRef<int64_t> input,
+                                       ArrayRef<int64_t> gamma, int64_t axis,
+                                       std::string &why);
+/// nn.embedding_grad: grad [..., d] against indices [...] gives [rows, d].
+FailureOr<Shape> embeddingGradShape(ArrayRef<int64_t> grad,
+                                    ArrayRef<int64_t> indices, int64_t rows,
+                                    std::string &why);
+/// Checks 0 <= smoothing <= 1.
+mlir::LogicalResult checkLabelSmoothing(double smoothing, std::string &why);
 /// logits [..., c] against labels [...].
 mlir::LogicalResult checkClassification(ArrayRef<int64_t> logits,
                                         ArrayRef<int64_t> labels,
