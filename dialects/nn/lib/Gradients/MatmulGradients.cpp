@@ -59,7 +59,7 @@ LogicalResult fusedMatmulRule(FusedMatmulOp op, OpBuilder &b, Value dy,
   }
   case Activation::gelu:
   case Activation::gelu_tanh:
-    return op.emitOpError("has no gradient rule for a GELU epilogue yet");
+    return op.emitOpError("has no gradient rule for a GELU epilogue");
   }
   Value lhs = op.getLhs(), rhs = op.getRhs();
   bool transposed = op.getTransposeRhs();
