@@ -9,7 +9,10 @@
 //
 // tfrt_attention_stats_f32 also keeps each row's log-sum-exp, all the
 // backward (AttentionBackward.cpp) needs to recompute the probabilities;
-// tfrt_attention_f32 is it without them.
+// tfrt_attention_f32 is it without them, and without dropout. Dropout
+// zeroes the weights of the dropped keys once they are summed, so the sum
+// and the lse are of the probabilities before dropout, and scales the kept
+// ones; its mask (Philox.h) is recomputed tile by tile, never stored.
 //
 // The loops use GCC vector extensions (16 floats, AttentionTiles.h) and the
 // per-pair function is cloned for AVX-512, AVX2 and the baseline, picked at
@@ -35,6 +38,15 @@ struct Scratch : TileScratch {
       : TileScratch(p), values(p.sk * p.dv), acc(kRows * p.dv) {}
 };
 
+/// Drops row r's weights e^(x - maximum) of keys [j0, j0 + padded) and
+/// scales the kept ones by 1 / (1 - rate).
+TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
+                           int64_t j0, float *row, int64_t padded) {
+  for (int64_t j = 0; j < padded; j += kLanes)
+    store(row + j,
+          t.kept(p, r, j0 + j) ? load(row + j) * p.keepScale : splat(0.0f));
+}
+
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
            int64_t h) {
@@ -54,8 +66,11 @@ attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
       int64_t n = std::min(kKeys, keyEnd - j0);
       maskedScores(p, s, t, j0, n);
       for (int64_t r = 0; r < t.rows; ++r) {
-        float correction = foldScores(s.scores.data() + r * kKeys,
-                                      roundUp(n, kLanes), maximum[r], sum[r]);
+        float *row = s.scores.data() + r * kKeys;
+        int64_t padded = roundUp(n, kLanes);
+        float correction = foldScores(row, padded, maximum[r], sum[r]);
+        if (p.dropout > 0.0f)
+          dropWeights(p, t, r, j0, row, padded);
         float *acc = s.acc.data() + r * p.dv;
         for (int64_t d = 0; d < p.dv; ++d)
           acc[d] *= correction;
@@ -92,11 +107,13 @@ extern "C" void tfrt_attention_stats_f32(
     int64_t v_sb, int64_t v_sh, int64_t v_ss, const void *mask,
     int32_t mask_kind, int64_t m_sb, int64_t m_sh, int64_t m_sq, int64_t m_sk,
     float scale, int32_t causal, float mask_fill, float *out, int64_t o_sb,
-    int64_t o_sh, int64_t o_ss, float *lse) {
+    int64_t o_sh, int64_t o_ss, float *lse, float dropout, uint64_t dropout_key,
+    int64_t dropout_stream) {
   Problem p =
       makeProblem("tfrt_attention_f32", batch, heads, sq, sk, dk, dv, q, q_sb,
                   q_sh, q_ss, k, k_sb, k_sh, k_ss, v, v_sb, v_sh, v_ss, mask,
-                  mask_kind, m_sb, m_sh, m_sq, m_sk, scale, causal, mask_fill);
+                  mask_kind, m_sb, m_sh, m_sq, m_sk, scale, causal, mask_fill,
+                  dropout, dropout_key, dropout_stream);
   Forward f{{out, o_sb, o_sh, o_ss}, lse};
   if (sk == 0) {
     // No keys: the product with an empty v, zeros; the log of an empty sum.
@@ -125,8 +142,8 @@ tfrt_attention_f32(int64_t batch, int64_t heads, int64_t sq, int64_t sk,
                    int32_t mask_kind, int64_t m_sb, int64_t m_sh, int64_t m_sq,
                    int64_t m_sk, float scale, int32_t causal, float mask_fill,
                    float *out, int64_t o_sb, int64_t o_sh, int64_t o_ss) {
-  tfrt_attention_stats_f32(batch, heads, sq, sk, dk, dv, q, q_sb, q_sh, q_ss, k,
-                           k_sb, k_sh, k_ss, v, v_sb, v_sh, v_ss, mask,
-                           mask_kind, m_sb, m_sh, m_sq, m_sk, scale, causal,
-                           mask_fill, out, o_sb, o_sh, o_ss, nullptr);
+  tfrt_attention_stats_f32(
+      batch, heads, sq, sk, dk, dv, q, q_sb, q_sh, q_ss, k, k_sb, k_sh, k_ss, v,
+      v_sb, v_sh, v_ss, mask, mask_kind, m_sb, m_sh, m_sq, m_sk, scale, causal,
+      mask_fill, out, o_sb, o_sh, o_ss, nullptr, 0.0f, 0, 0);
 }

@@ -1,18 +1,21 @@
 //===- AttentionBackward.cpp - tfrt_attention_backward_f32 ----------------===//
 //
-// The gradients of out = softmax(x) v, x = scale · q kᵀ masked, the way
-// FlashAttention-2 computes them: never materialising x or its
-// probabilities, but recomputing them a tile at a time from the row
-// log-sum-exps the forward kept (tfrt_attention_stats_f32). Per query row i
-// and key j:
+// The gradients of out = (softmax(x) ∘ M / (1 - rate)) v, x = scale · q kᵀ
+// masked and M the dropout mask (all ones without dropout), the way
+// FlashAttention-2 computes them: never materialising x, its probabilities
+// or M, but recomputing them a tile at a time from the row log-sum-exps the
+// forward kept (tfrt_attention_stats_f32) and from the dropout key. Per
+// query row i and key j, with m_ij = M_ij / (1 - rate):
 //
-//   P  = e^(x - lse_i)        dv_j += P_ij · dout_i
-//   D_i = dout_i · out_i      dP_ij = dout_i · v_j
+//   P  = e^(x - lse_i)        dv_j += m_ij P_ij · dout_i
+//   D_i = dout_i · out_i      dP_ij = m_ij · dout_i · v_j
 //   dS = scale · P ∘ (dP - D) dq_i += dS_ij · k_j,  dk_j += dS_ij · q_i
 //
-// A hidden score is the fill, a constant: its dS is zero. The float mask
-// is an input and gets no gradient. A row whose lse is too large for a
-// float to carry the precision P needs recomputes its maximum and sum first.
+// D is still rowsum(P ∘ dP), as the softmax's gradient needs: out_i is
+// Σ_j m_ij P_ij v_j. A hidden score is the fill, a constant: its dS is
+// zero. The float mask is an input and gets no gradient. A row whose lse is
+// too large for a float to carry the precision P needs recomputes its
+// maximum and sum first.
 //
 // Per (batch, head) pair, kᵀ and vᵀ are packed once and dk, dv accumulate
 // in scratch ([sk, dk] and [sk, dv]); every tile of kRows query rows walks
@@ -109,18 +112,27 @@ TF_INLINE RowSoftmax rowSoftmax(const Problem &p, const Backward &g, Scratch &s,
   return rs;
 }
 
-/// Turns the tile's scores into probabilities P and its dP into dS, in
-/// place, for keys [j0, j0 + n).
+/// Turns the tile's scores into the dropped probabilities m ∘ P that
+/// weigh dout for dv, and its dout · vᵀ into dS, in place, for keys
+/// [j0, j0 + n).
 TF_INLINE void scoreGradients(const Problem &p, Scratch &s, const Tile &t,
                               const RowSoftmax &rs, int64_t j0, int64_t n) {
   int64_t padded = roundUp(n, kLanes);
   for (int64_t r = 0; r < kRows; ++r) {
     float *probs = s.scores.data() + r * kKeys;
     float *grads = s.gradScores.data() + r * kKeys;
+    // Past the last row P is 0: nothing to drop.
+    bool drops = p.dropout > 0.0f && r < t.rows;
     for (int64_t j = 0; j < padded; j += kLanes) {
       v16 prob = exp16(load(probs + j) - rs.shift[r]) * rs.norm[r];
-      store(probs + j, prob);
-      store(grads + j, prob * (load(grads + j) - rs.delta[r]) * p.scale);
+      v16 dropped = prob, gradProb = load(grads + j);
+      if (drops) {
+        v16i keep = t.kept(p, r, j0 + j);
+        dropped = keep ? prob * p.keepScale : splat(0.0f);
+        gradProb = keep ? gradProb * p.keepScale : splat(0.0f);
+      }
+      store(probs + j, dropped);
+      store(grads + j, prob * (gradProb - rs.delta[r]) * p.scale);
     }
     if (!p.hidesKeys() || r >= t.rows)
       continue;
@@ -189,11 +201,13 @@ extern "C" void tfrt_attention_backward_f32(
     const float *grad_out, int64_t go_sb, int64_t go_sh, int64_t go_ss,
     float *grad_q, int64_t gq_sb, int64_t gq_sh, int64_t gq_ss, float *grad_k,
     int64_t gk_sb, int64_t gk_sh, int64_t gk_ss, float *grad_v, int64_t gv_sb,
-    int64_t gv_sh, int64_t gv_ss) {
-  Problem p = makeProblem("tfrt_attention_backward_f32", batch, heads, sq, sk,
-                          dk, dv, q, q_sb, q_sh, q_ss, k, k_sb, k_sh, k_ss, v,
-                          v_sb, v_sh, v_ss, mask, mask_kind, m_sb, m_sh, m_sq,
-                          m_sk, scale, causal, mask_fill);
+    int64_t gv_sh, int64_t gv_ss, float dropout, uint64_t dropout_key,
+    int64_t dropout_stream) {
+  Problem p =
+      makeProblem("tfrt_attention_backward_f32", batch, heads, sq, sk, dk, dv,
+                  q, q_sb, q_sh, q_ss, k, k_sb, k_sh, k_ss, v, v_sb, v_sh, v_ss,
+                  mask, mask_kind, m_sb, m_sh, m_sq, m_sk, scale, causal,
+                  mask_fill, dropout, dropout_key, dropout_stream);
   Backward g{{out, o_sb, o_sh, o_ss},
              {grad_out, go_sb, go_sh, go_ss},
              lse,

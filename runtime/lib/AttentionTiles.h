@@ -5,8 +5,9 @@
 // the (batch, head) pair packed once and the mask of the tile's rows read
 // once. This header holds the pieces they share: 16-float vectors and e^x,
 // the problem as the C arguments give it, the masked scores of a tile, the
-// online softmax step, and the two register-tiled products (a tile of
-// weights times rows of a matrix, and its transpose).
+// online softmax step, the dropout mask of a tile, and the two
+// register-tiled products (a tile of weights times rows of a matrix, and
+// its transpose).
 //
 // Everything is inlined into the kernels' per-pair functions, which are
 // cloned for AVX-512, AVX2 and the baseline, so it is compiled for each.
@@ -14,6 +15,7 @@
 #ifndef TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
 #define TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
 
+#include "Philox.h"
 #include "Runtime.h"
 
 #include <cmath>
@@ -109,6 +111,10 @@ struct Problem {
   float scale;
   bool causal;
   float fill;
+  /// The dropout of the probabilities (Philox.h): the rate, the factor of
+  /// a kept probability, 1 / (1 - rate), and the key and stream of the mask.
+  float dropout, keepScale;
+  uint64_t dropoutKey, dropoutStream;
 
   /// Whether the causal rule or a byte mask can hide a key.
   bool hidesKeys() const { return causal || maskKind == kByteMask; }
@@ -128,20 +134,22 @@ struct Problem {
 /// Checks what the generated code passes and aborts naming `kernel` when
 /// it is wrong: static shapes make any mistake a compiler bug, and the
 /// kernel must not read out of bounds.
-inline Problem makeProblem(const char *kernel, int64_t batch, int64_t heads,
-                           int64_t sq, int64_t sk, int64_t dk, int64_t dv,
-                           const float *q, int64_t q_sb, int64_t q_sh,
-                           int64_t q_ss, const float *k, int64_t k_sb,
-                           int64_t k_sh, int64_t k_ss, const float *v,
-                           int64_t v_sb, int64_t v_sh, int64_t v_ss,
-                           const void *mask, int32_t mask_kind, int64_t m_sb,
-                           int64_t m_sh, int64_t m_sq, int64_t m_sk,
-                           float scale, int32_t causal, float mask_fill) {
+inline Problem
+makeProblem(const char *kernel, int64_t batch, int64_t heads, int64_t sq,
+            int64_t sk, int64_t dk, int64_t dv, const float *q, int64_t q_sb,
+            int64_t q_sh, int64_t q_ss, const float *k, int64_t k_sb,
+            int64_t k_sh, int64_t k_ss, const float *v, int64_t v_sb,
+            int64_t v_sh, int64_t v_ss, const void *mask, int32_t mask_kind,
+            int64_t m_sb, int64_t m_sh, int64_t m_sq, int64_t m_sk, float scale,
+            int32_t causal, float mask_fill, float dropout,
+            uint64_t dropout_key, int64_t dropout_stream) {
   if (batch < 0 || heads < 0 || sq < 0 || sk < 0 || dk < 0 || dv < 0)
     abortWith(kernel, "negative size");
   if (mask_kind < kNoMask || mask_kind > kFloatMask ||
       (mask_kind != kNoMask && !mask))
     abortWith(kernel, "bad mask");
+  if (!(dropout >= 0.0f && dropout <= 1.0f))
+    abortWith(kernel, "dropout rate outside [0, 1]");
   return {batch,
           heads,
           sq,
@@ -156,7 +164,12 @@ inline Problem makeProblem(const char *kernel, int64_t batch, int64_t heads,
           {m_sb, m_sh, m_sq, m_sk},
           scale,
           causal != 0,
-          mask_fill};
+          mask_fill,
+          dropout,
+          // A rate of 1 keeps nothing: zeros, not 0 · inf.
+          dropout < 1.0f ? 1.0f / (1.0f - dropout) : 0.0f,
+          dropout_key,
+          static_cast<uint64_t>(dropout_stream)};
 }
 
 /// Scratch of one thread that both directions use.
@@ -195,6 +208,13 @@ struct Tile {
   int64_t keyEnd(const Problem &p) const {
     bool skipFuture = p.causal && p.fill == kNegInf;
     return skipFuture ? std::min(p.sk, i0 + rows) : p.sk;
+  }
+  /// Which probabilities of row r against keys [j, j + kLanes) dropout
+  /// keeps (-1 in a kept lane): the mask is of the [batch, heads, sq, sk]
+  /// probabilities, whatever the layouts of the operands.
+  TF_INLINE v16i kept(const Problem &p, int64_t r, int64_t j) const {
+    int64_t e = ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j;
+    return philoxKeep16(p.dropoutKey, p.dropoutStream, e, p.dropout);
   }
 };
 

@@ -25,12 +25,13 @@
 //                   then rounded to the dtype
 //
 // Philox-4x32-10 is Salmon et al., "Parallel random numbers: as easy as
-// 1, 2, 3" (SC'11), with Random123's constants. RuntimeInitTest recomputes
-// this scheme from the description above, with its own Philox checked
-// against Random123's known-answer vectors, and compares bit for bit. The
-// doubles go through glibc's log, sin and cos, so values are bit-identical
-// wherever the same libm runs.
+// 1, 2, 3" (SC'11), with Random123's constants (Philox.h, checked against
+// Random123's known-answer vectors). RuntimeInitTest recomputes this scheme
+// from the description above and compares bit for bit. The doubles go
+// through glibc's log, sin and cos, so values are bit-identical wherever the
+// same libm runs.
 //===----------------------------------------------------------------------===//
+#include "Philox.h"
 #include "Runtime.h"
 
 #include <cmath>
@@ -38,32 +39,6 @@
 #include <limits>
 
 namespace transfuse::rt {
-
-void philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                   uint32_t out[4]) {
-  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
-  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
-  uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
-  uint32_t k0 = key[0], k1 = key[1];
-  for (int round = 0; round < 10; ++round) {
-    uint64_t p0 = static_cast<uint64_t>(kMul0) * c0;
-    uint64_t p1 = static_cast<uint64_t>(kMul1) * c2;
-    uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n1 = static_cast<uint32_t>(p1);
-    uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    uint32_t n3 = static_cast<uint32_t>(p0);
-    c0 = n0;
-    c1 = n1;
-    c2 = n2;
-    c3 = n3;
-    k0 += kWeyl0;
-    k1 += kWeyl1;
-  }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
-}
 
 namespace {
 
@@ -76,17 +51,17 @@ double unit(uint32_t hi, uint32_t lo) {
 
 /// The double value of element i of a uniform or normal parameter.
 struct Sampler {
-  uint32_t key[2];
+  std::array<uint32_t, 2> key;
   uint32_t nameLo, nameHi;
   InitRule rule;
 
   double operator()(int64_t i) const {
     uint64_t block = static_cast<uint64_t>(i) >> 1;
     bool lane = i & 1;
-    uint32_t counter[4] = {static_cast<uint32_t>(block),
-                           static_cast<uint32_t>(block >> 32), nameLo, nameHi};
-    uint32_t x[4];
-    philox4x32_10(counter, key, x);
+    std::array<uint32_t, 4> x = philox4x32_10<uint32_t>(
+        {static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+         nameLo, nameHi},
+        key);
     double u1 = unit(x[0], x[1]), u2 = unit(x[2], x[3]);
     if (rule.kind == TF_INIT_UNIFORM)
       return rule.a + (rule.b - rule.a) * (lane ? u2 : u1);

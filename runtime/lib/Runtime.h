@@ -182,10 +182,6 @@ private:
 // Parameter initialisation (Init.cpp)
 //===----------------------------------------------------------------------===//
 
-/// Philox-4x32-10 (Salmon et al., SC'11), one block.
-void philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                   uint32_t out[4]);
-
 /// Fills `data` (param.bytes bytes) from param.init, deterministically in
 /// (seed, param.name, element index).
 void initializeTensor(const TensorDesc &param, uint64_t seed, void *data);

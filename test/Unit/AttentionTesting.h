@@ -2,11 +2,13 @@
 //
 // The attention kernels' tests draw random inputs laid out through explicit
 // strides, then compare with a plain double-precision softmax(s) v, the
-// score matrix materialised, with the kernels' masking rules.
+// score matrix materialised, with the kernels' masking rules and the
+// dropout mask of the contract in runtime/lib/Philox.h.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_TEST_UNIT_ATTENTIONTESTING_H
 #define TRANSFUSE_TEST_UNIT_ATTENTIONTESTING_H
 
+#include "Philox.h"
 #include "transfuse/transfuse.h"
 
 #include <algorithm>
@@ -34,6 +36,10 @@ struct AttentionCase {
   /// buffer, as a fused projection writes them; needs sq == sk, dk == dv.
   bool fusedQkv = false;
   float magnitude = 1.0f; // spread of the inputs: large scores test overflow
+  /// Dropout of the probabilities (training kernels only).
+  float dropout = 0.0f;
+  uint64_t dropoutKey = 0x243f6a8885a308d3;
+  int64_t dropoutStream = 3;
 };
 
 inline std::string describe(const AttentionCase &c) {
@@ -42,7 +48,11 @@ inline std::string describe(const AttentionCase &c) {
          std::to_string(c.dk) + " dv" + std::to_string(c.dv) + " causal " +
          std::to_string(c.causal) + " mask " + std::to_string(c.maskKind) +
          (c.maskPerRow ? " per row" : "") + " fill " + std::to_string(c.fill) +
-         (c.headsInner ? " [b,s,h,d]" : "") + (c.fusedQkv ? " fused qkv" : "");
+         (c.headsInner ? " [b,s,h,d]" : "") + (c.fusedQkv ? " fused qkv" : "") +
+         (c.dropout > 0 ? " dropout " + std::to_string(c.dropout) + " key " +
+                              std::to_string(c.dropoutKey) + " stream " +
+                              std::to_string(c.dropoutStream)
+                        : "");
 }
 
 /// A [b, h, s, d] tensor seen through its strides; copies share storage.
@@ -104,7 +114,21 @@ struct Pair {
   std::vector<double> q, k, v;
   std::vector<uint8_t> hidden; // [sq][sk]: the causal rule or the byte mask
   std::vector<double> bias;    // [sq][sk]: the float mask, or 0
+  /// [sq][sk]: what dropout multiplies a probability by, 1 / (1 - rate)
+  /// where it keeps it and 0 where it drops it; 1 without dropout.
+  std::vector<double> keep;
 };
+
+/// Whether dropout keeps element e, as the contract states it, from the
+/// Philox block alone.
+inline bool keeps(const AttentionCase &c, uint64_t e) {
+  uint64_t key = c.dropoutKey, stream = c.dropoutStream;
+  std::array<uint32_t, 4> x = transfuse::rt::philox4x32_10<uint32_t>(
+      {uint32_t(e), uint32_t(e >> 32), uint32_t(stream),
+       uint32_t(stream >> 32)},
+      {uint32_t(key), uint32_t(key >> 32)});
+  return float(x[0] >> 8) * 0x1p-24f >= c.dropout;
+}
 
 /// Random inputs of a case: q, k, v and a mask [b, 1, 1 or sq, sk],
 /// broadcast over heads (stride 0).
@@ -148,19 +172,22 @@ struct AttentionInputs {
     Pair p{c.sq, c.sk, c.dk, c.dv, scale, c.fill};
     p.q = dense(q, b, h, c.sq, c.dk), p.k = dense(k, b, h, c.sk, c.dk);
     p.v = dense(v, b, h, c.sk, c.dv);
+    double keepScale = 1.0 / (1.0 - c.dropout);
     for (int64_t i = 0; i < c.sq; ++i)
       for (int64_t j = 0; j < c.sk; ++j) {
         int64_t m = b * msb + i * msq + j;
         p.hidden.push_back((c.causal && j > i) ||
                            (c.maskKind == 1 && bytes[m]));
         p.bias.push_back(c.maskKind == 2 ? bias[m] : 0.0);
+        uint64_t e = ((b * c.heads + h) * c.sq + i) * c.sk + j;
+        p.keep.push_back(c.dropout == 0 ? 1.0 : keeps(c, e) ? keepScale : 0.0);
       }
     return p;
   }
 };
 
 /// Runs tfrt_attention_stats_f32 into out and lse, or tfrt_attention_f32
-/// when lse is null.
+/// (no dropout) when lse is null.
 inline void runAttention(const AttentionInputs &in, const Tensor &out,
                          float *lse) {
   const AttentionCase &c = in.c;
@@ -169,7 +196,8 @@ inline void runAttention(const AttentionInputs &in, const Tensor &out,
         c.batch, c.heads, c.sq, c.sk, c.dk, c.dv, in.q.data, in.q.sb, in.q.sh,
         in.q.ss, in.k.data, in.k.sb, in.k.sh, in.k.ss, in.v.data, in.v.sb,
         in.v.sh, in.v.ss, in.mask(), c.maskKind, in.msb, 0, in.msq, 1, in.scale,
-        c.causal, float(c.fill), out.data, out.sb, out.sh, out.ss, lse);
+        c.causal, float(c.fill), out.data, out.sb, out.sh, out.ss, lse,
+        c.dropout, c.dropoutKey, c.dropoutStream);
   else
     tfrt_attention_f32(c.batch, c.heads, c.sq, c.sk, c.dk, c.dv, in.q.data,
                        in.q.sb, in.q.sh, in.q.ss, in.k.data, in.k.sb, in.k.sh,
@@ -178,9 +206,9 @@ inline void runAttention(const AttentionInputs &in, const Tensor &out,
                        float(c.fill), out.data, out.sb, out.sh, out.ss);
 }
 
-/// The reference forward of a pair: the probabilities [sq][sk], out
-/// [sq][dv] and the row log-sum-exps. A row whose scores are all -inf has
-/// NaN probabilities and out, and lse -inf.
+/// The reference forward of a pair: the probabilities [sq][sk] (before
+/// dropout), out [sq][dv] (after) and the row log-sum-exps. A row whose
+/// scores are all -inf has NaN probabilities and out, and lse -inf.
 struct Softmax {
   std::vector<double> probs, out, lse;
 };
@@ -209,7 +237,7 @@ inline Softmax softmax(const Pair &p) {
       s[j] /= sum;
     for (int64_t d = 0; d < p.dv; ++d)
       for (int64_t j = 0; j < p.sk; ++j)
-        f.out[i * p.dv + d] += s[j] * p.v[j * p.dv + d];
+        f.out[i * p.dv + d] += s[j] * p.keep[i * p.sk + j] * p.v[j * p.dv + d];
   }
   return f;
 }

@@ -2,7 +2,8 @@
 //
 // tfrt_attention_stats_f32 and tfrt_attention_backward_f32 against the
 // analytic gradients of the materialised double-precision softmax
-// (AttentionTesting.h), which finite differences check first.
+// (AttentionTesting.h), which finite differences check first, with and
+// without dropout.
 //===----------------------------------------------------------------------===//
 #include "AttentionTesting.h"
 #include "RuntimeTesting.h"
@@ -16,8 +17,9 @@ struct Gradients {
   std::vector<double> q, k, v;
 };
 
-/// The analytic gradients of Σ out ∘ gradOut: dv = Pᵀ dout, and through
-/// dS = P ∘ (dout vᵀ - rowsum(dout ∘ out)), dq = scale dS k and
+/// The analytic gradients of Σ out ∘ gradOut, with m the dropout's factors
+/// (Pair::keep): dv = (m ∘ P)ᵀ dout, and through
+/// dS = P ∘ (m ∘ dout vᵀ - rowsum(dout ∘ out)), dq = scale dS k and
 /// dk = scale dSᵀ q. A hidden score is the fill, a constant, so its dS is
 /// zero; a row whose scores are all -inf gives nothing.
 Gradients backward(const Pair &p, const Softmax &f,
@@ -33,10 +35,11 @@ Gradients backward(const Pair &p, const Softmax &f,
     for (int64_t d = 0; d < p.dv; ++d)
       delta += dout[d] * f.out[i * p.dv + d];
     for (int64_t j = 0; j < p.sk; ++j) {
-      double prob = f.probs[i * p.sk + j], gradProb = 0;
+      double prob = f.probs[i * p.sk + j], keep = p.keep[i * p.sk + j];
+      double gradProb = 0;
       for (int64_t d = 0; d < p.dv; ++d) {
-        gradProb += dout[d] * p.v[j * p.dv + d];
-        g.v[j * p.dv + d] += prob * dout[d];
+        gradProb += keep * dout[d] * p.v[j * p.dv + d];
+        g.v[j * p.dv + d] += keep * prob * dout[d];
       }
       double gradScore =
           p.hidden[i * p.sk + j] ? 0.0 : prob * (gradProb - delta) * p.scale;
@@ -62,7 +65,13 @@ TEST(RuntimeAttentionBackward, ReferenceMatchesFiniteDifferences) {
   // still pass nothing to q and k. Row 0 hides every key (uniform).
   AttentionCase bytes{1, 1, 3, 4, 3, 2, true, 1, true, -0.8};
   AttentionCase floats{1, 1, 3, 4, 3, 2, false, 2, true};
-  for (const AttentionCase &c : {bytes, floats}) {
+  // Dropout, its mask fixed: the loss stays a smooth function of q, k, v.
+  AttentionCase dropped{1, 1, 5, 6, 3, 2, false, 2, true};
+  dropped.dropout = 0.5f;
+  AttentionCase droppedCausal = bytes;
+  droppedCausal.dropout = 0.1f;
+  droppedCausal.sq = droppedCausal.sk = 6;
+  for (const AttentionCase &c : {bytes, floats, dropped, droppedCausal}) {
     SCOPED_TRACE(describe(c));
     std::mt19937 rng(5);
     Pair p = AttentionInputs(c, rng).pair(0, 0);
@@ -106,7 +115,8 @@ struct KernelRun {
         in.v.sh, in.v.ss, in.mask(), c.maskKind, in.msb, 0, in.msq, 1, in.scale,
         c.causal, float(c.fill), out.data, out.sb, out.sh, out.ss, lse.data(),
         gradOut.data, gradOut.sb, gradOut.sh, gradOut.ss, gq.data, gq.sb, gq.sh,
-        gq.ss, gk.data, gk.sb, gk.sh, gk.ss, gv.data, gv.sb, gv.sh, gv.ss);
+        gq.ss, gk.data, gk.sb, gk.sh, gk.ss, gv.data, gv.sb, gv.sh, gv.ss,
+        c.dropout, c.dropoutKey, c.dropoutStream);
   }
 };
 
@@ -239,6 +249,78 @@ TEST(RuntimeAttentionBackward, NoKeysOrNoQueries) {
   check({1, 2, 3, 0, 8, 8});
   // No queries: nothing reaches k and v.
   check({1, 2, 0, 5, 8, 8});
+}
+
+/// c with dropout at `rate`.
+AttentionCase withDropout(AttentionCase c, float rate) {
+  c.dropout = rate;
+  return c;
+}
+
+TEST(RuntimeAttentionBackward, DropoutMatchesTheReference) {
+  for (float rate : {0.1f, 0.5f}) {
+    check(withDropout({2, 3, 5, 7, 8, 8}, rate));
+    check(withDropout({1, 2, 21, 6, 20, 5}, rate));
+    check(withDropout({2, 2, 7, 9, 8, 8, false, 1, true, -0.5}, rate));
+    check(withDropout({2, 2, 6, 10, 8, 8, false, 2, true}, rate));
+    // The mask's index runs on across blocks of keys and tiles of rows.
+    check(withDropout({1, 2, 9, 600, 16, 32}, rate));
+  }
+}
+
+TEST(RuntimeAttentionBackward, DropoutWithCausalMasking) {
+  for (float rate : {0.1f, 0.5f}) {
+    check(withDropout({2, 2, 13, 13, 16, 16, true}, rate));
+    check(withDropout({2, 2, 13, 13, 16, 16, true, 0, false, -1e9}, rate));
+    check(withDropout({1, 1, 300, 300, 8, 8, true}, rate));
+  }
+}
+
+TEST(RuntimeAttentionBackward, DropoutInStridedLayouts) {
+  // The mask is of the [b, h, sq, sk] probabilities whatever the layout.
+  AttentionCase fused{2, 3, 11, 11, 16, 16, true};
+  fused.headsInner = fused.fusedQkv = true;
+  AttentionCase inner{2, 4, 10, 12, 16, 16, false, 1, false, -1e9};
+  inner.headsInner = true;
+  for (float rate : {0.1f, 0.5f}) {
+    check(withDropout(fused, rate));
+    check(withDropout(inner, rate));
+  }
+}
+
+TEST(RuntimeAttentionBackward, DropoutOfEverythingGivesZeros) {
+  AttentionCase c = withDropout({1, 2, 6, 9, 8, 8}, 1.0f);
+  check(c);
+  std::mt19937 rng(7);
+  KernelRun run(c, rng);
+  for (const Tensor &t : {run.out, run.grads[0], run.grads[1], run.grads[2]})
+    for (float x : *t.storage)
+      ASSERT_EQ(x, 0.0f);
+}
+
+/// The outputs of the kernels, bit for bit.
+std::vector<std::vector<float>> results(const AttentionCase &c) {
+  std::mt19937 rng(7);
+  KernelRun run(c, rng);
+  return {*run.out.storage, run.lse, *run.grads[0].storage,
+          *run.grads[1].storage, *run.grads[2].storage};
+}
+
+TEST(RuntimeAttentionBackward, DropoutIsAFunctionOfKeyAndStream) {
+  AttentionCase c = withDropout({2, 3, 13, 40, 16, 16, true}, 0.1f);
+  std::vector<std::vector<float>> first = results(c);
+  EXPECT_EQ(results(c), first);
+  AttentionCase otherKey = c, otherStream = c, none = c;
+  otherKey.dropoutKey ^= 1;
+  otherStream.dropoutStream += 1;
+  none.dropout = 0;
+  for (const AttentionCase &other : {otherKey, otherStream, none}) {
+    SCOPED_TRACE(describe(other));
+    std::vector<std::vector<float>> second = results(other);
+    EXPECT_EQ(second[1], first[1]); // lse is before dropout
+    EXPECT_NE(second[0], first[0]);
+    EXPECT_NE(second[2], first[2]);
+  }
 }
 
 } // namespace

@@ -270,10 +270,15 @@ tfrt_attention_f32(int64_t batch, int64_t heads, int64_t sq, int64_t sk,
                    int64_t m_sk, float scale, int32_t causal, float mask_fill,
                    float *out, int64_t o_sb, int64_t o_sh, int64_t o_ss);
 
-/* tfrt_attention_f32, and the log-sum-exp of every row's scaled, masked
-   scores into lse [batch, heads, sq] (dense): what
-   tfrt_attention_backward_f32 needs to recompute the probabilities. A row
-   whose every score is -inf has out NaN and lse -inf. */
+/* tfrt_attention_f32 with dropout of the probabilities, and the
+   log-sum-exp of every row's scaled, masked scores into lse [batch, heads,
+   sq] (dense): what tfrt_attention_backward_f32 needs to recompute the
+   probabilities. A row whose every score is -inf has out NaN and lse -inf.
+   With P the probabilities, out = (P ∘ M / (1 - dropout)) v, where
+   M[b, h, i, j] keeps (1) or drops (0) probability e = ((b · heads + h) ·
+   sq + i) · sk + j of the [batch, heads, sq, sk] tensor as Philox-4x32-10
+   decides under dropout_key and dropout_stream (docs/artifact.md); lse is
+   of the scores, before dropout. dropout is in [0, 1]; 0 computes no mask. */
 TF_API void tfrt_attention_stats_f32(
     int64_t batch, int64_t heads, int64_t sq, int64_t sk, int64_t dk,
     int64_t dv, const float *q, int64_t q_sb, int64_t q_sh, int64_t q_ss,
@@ -281,7 +286,8 @@ TF_API void tfrt_attention_stats_f32(
     int64_t v_sb, int64_t v_sh, int64_t v_ss, const void *mask,
     int32_t mask_kind, int64_t m_sb, int64_t m_sh, int64_t m_sq, int64_t m_sk,
     float scale, int32_t causal, float mask_fill, float *out, int64_t o_sb,
-    int64_t o_sh, int64_t o_ss, float *lse);
+    int64_t o_sh, int64_t o_ss, float *lse, float dropout, uint64_t dropout_key,
+    int64_t dropout_stream);
 
 /* The gradients of tfrt_attention_f32 with respect to q, k and v, given
    its inputs (the same arguments up to mask_fill), its out and lse from
@@ -291,7 +297,8 @@ TF_API void tfrt_attention_stats_f32(
    given by its first element and its strides over the first three dims.
    A hidden score is the constant fill, so nothing flows through it to q or
    k; the float mask gets no gradient. A row whose lse is -inf (every score
-   -inf, out NaN) gives zero gradients. */
+   -inf, out NaN) gives zero gradients. dropout, dropout_key and
+   dropout_stream are the forward's: the same mask is recomputed. */
 TF_API void tfrt_attention_backward_f32(
     int64_t batch, int64_t heads, int64_t sq, int64_t sk, int64_t dk,
     int64_t dv, const float *q, int64_t q_sb, int64_t q_sh, int64_t q_ss,
@@ -303,7 +310,8 @@ TF_API void tfrt_attention_backward_f32(
     const float *grad_out, int64_t go_sb, int64_t go_sh, int64_t go_ss,
     float *grad_q, int64_t gq_sb, int64_t gq_sh, int64_t gq_ss, float *grad_k,
     int64_t gk_sb, int64_t gk_sh, int64_t gk_ss, float *grad_v, int64_t gv_sb,
-    int64_t gv_sh, int64_t gv_ss);
+    int64_t gv_sh, int64_t gv_ss, float dropout, uint64_t dropout_key,
+    int64_t dropout_stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

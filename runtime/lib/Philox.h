@@ -1,0 +1,134 @@
+//===- Philox.h - Philox-4x32-10 and the dropout decisions it makes -*- C++
+//-*-//
+//
+// Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+// 3", SC'11) with Random123's constants, on one counter block or on 16 at
+// once in the lanes of GCC vectors, and dropout built on it. The dropout
+// contract is shared with the compiler's lowering of nn.dropout, which
+// computes the same function in arith ops, so it is exactly this:
+//
+//   key     = (lo32(k), hi32(k))          k: the 64-bit dropout key
+//   counter = (lo32(e), hi32(e), lo32(stream), hi32(stream))
+//             e: the element's row-major linear index in the tensor dropped
+//             stream: the 64-bit id of the dropout site in its graph
+//   u       = (x0 >> 8) · 2⁻²⁴            x0: the first word of the block
+//   the element is kept iff u >= rate (u and rate floats), and a kept value
+//   is scaled by 1 / (1 - rate)
+//
+// A mask is a pure function of (key, stream, e): the attention kernels
+// recompute it tile by tile, in both directions, instead of storing it.
+// Everything is always inlined so that it is compiled for the instruction
+// set of each clone of a kernel.
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_RUNTIME_LIB_PHILOX_H
+#define TRANSFUSE_RUNTIME_LIB_PHILOX_H
+
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+namespace transfuse::rt {
+
+// The 64-byte vectors below cross no call: everything is inlined, so GCC's
+// note that passing them differs with and without AVX-512 concerns no
+// interface.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define TF_PHILOX_INLINE inline __attribute__((always_inline))
+
+using u32x16 = uint32_t __attribute__((vector_size(64)));
+using i32x16 = int32_t __attribute__((vector_size(64)));
+using f32x16 = float __attribute__((vector_size(64)));
+using u64x8 = uint64_t __attribute__((vector_size(64)));
+using u64x16 = uint64_t __attribute__((vector_size(128)));
+
+/// The high and low words of the 64-bit product a · b.
+TF_PHILOX_INLINE void mulhilo(uint32_t a, uint32_t b, uint32_t &hi,
+                              uint32_t &lo) {
+  uint64_t product = static_cast<uint64_t>(a) * b;
+  hi = static_cast<uint32_t>(product >> 32);
+  lo = static_cast<uint32_t>(product);
+}
+
+/// The same in every lane. Seen as 64-bit words, the even lanes are the low
+/// halves and the odd lanes the high ones: multiplying each half in place,
+/// zero-extended, needs no conversion of the lanes to 64 bits and back.
+TF_PHILOX_INLINE void mulhilo(uint32_t a, u32x16 b, u32x16 &hi, u32x16 &lo) {
+  constexpr uint64_t kLow = 0xFFFFFFFFu;
+  u64x8 words = reinterpret_cast<u64x8>(b);
+  u64x8 even = (words & kLow) * a, odd = (words >> 32) * a;
+  lo = reinterpret_cast<u32x16>((even & kLow) | (odd << 32));
+  hi = reinterpret_cast<u32x16>((even >> 32) | (odd & ~kLow));
+}
+
+/// Philox-4x32-10 of a counter block under a key; U32 is uint32_t for one
+/// block or u32x16 for 16, one per lane.
+template <typename U32>
+TF_PHILOX_INLINE std::array<U32, 4> philox4x32_10(std::array<U32, 4> ctr,
+                                                  std::array<uint32_t, 2> key) {
+  // Left a loop, the 16-lane form runs about 10% slower.
+#pragma GCC unroll 10
+  for (int round = 0; round < 10; ++round) {
+    U32 hi0, lo0, hi1, lo1;
+    mulhilo(0xD2511F53u, ctr[0], hi0, lo0);
+    mulhilo(0xCD9E8D57u, ctr[2], hi1, lo1);
+    ctr = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
+    key[0] += 0x9E3779B9u;
+    key[1] += 0xBB67AE85u;
+  }
+  return ctr;
+}
+
+/// A scalar conversion, or a lane-wise one of vectors.
+template <typename To, typename From> TF_PHILOX_INLINE To convert(From x) {
+  if constexpr (std::is_arithmetic_v<From>)
+    return static_cast<To>(x);
+  else
+    return __builtin_convertvector(x, To);
+}
+
+/// The 32-bit, signed and float lanes that go with 64-bit ones.
+template <typename U64> struct LanesOf {
+  using U32 = uint32_t;
+  using I32 = int32_t;
+  using F32 = float;
+};
+template <> struct LanesOf<u64x16> {
+  using U32 = u32x16;
+  using I32 = i32x16;
+  using F32 = f32x16;
+};
+
+/// Whether dropout at `rate` keeps element e (uint64_t), or which of the 16
+/// elements in the lanes of e (u64x16) it keeps: -1 in a kept lane, 0 in a
+/// dropped one.
+template <typename U64>
+TF_PHILOX_INLINE auto philoxKeep(uint64_t key, uint64_t stream, U64 e,
+                                 float rate) {
+  using U32 = typename LanesOf<U64>::U32;
+  using I32 = typename LanesOf<U64>::I32;
+  using F32 = typename LanesOf<U64>::F32;
+  std::array<U32, 4> x = philox4x32_10<U32>(
+      {convert<U32>(e), convert<U32>(e >> 32),
+       U32{} + static_cast<uint32_t>(stream),
+       U32{} + static_cast<uint32_t>(stream >> 32)},
+      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
+  // x0 >> 8 has 24 bits: exact as a signed int and as a float, and so is u.
+  F32 u = convert<F32>(convert<I32>(x[0] >> 8)) * 0x1p-24f;
+  return u >= rate;
+}
+
+/// Which of the 16 consecutive elements first, first + 1, ... dropout at
+/// `rate` keeps: -1 in a kept lane, 0 in a dropped one.
+TF_PHILOX_INLINE i32x16 philoxKeep16(uint64_t key, uint64_t stream,
+                                     uint64_t first, float rate) {
+  const u64x16 offsets = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return philoxKeep(key, stream, first + offsets, rate);
+}
+
+#pragma GCC diagnostic pop
+
+} // namespace transfuse::rt
+
+#endif // TRANSFUSE_RUNTIME_LIB_PHILOX_H
