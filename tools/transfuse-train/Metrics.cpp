@@ -39,9 +39,9 @@ MetricsLog::~MetricsLog() { std::fclose(file_); }
 void MetricsLog::step(const tf_train_result &result, double tokensPerSecond,
                       double elapsedSeconds) {
   nlohmann::ordered_json line = {{"step", result.step},
-                                 {"loss", result.loss},
-                                 {"grad_norm", result.grad_norm},
-                                 {"lr", result.lr},
+                                 {"loss", shortest(result.loss)},
+                                 {"grad_norm", shortest(result.grad_norm)},
+                                 {"lr", shortest(result.lr)},
                                  {"tokens_per_s", tokensPerSecond},
                                  {"elapsed_s", elapsedSeconds}};
   write(line.dump());

@@ -99,7 +99,10 @@ void Trainer::checkOptions() const {
 void Trainer::loadData() {
   tf_training_info training = artifact_.training();
   if (options_.resume) {
+    // The checkpoint is checked against the model first: one of another
+    // model or artifact is told as such, not by its data.
     resumed_ = TensorFile::read(*options_.resume);
+    session_.loadCheckpoint(*resumed_);
     state_ = fromMetadata(*resumed_, *options_.resume);
     if (options_.seed && *options_.seed != state_.seed)
       throw std::runtime_error(
@@ -243,9 +246,7 @@ std::vector<int64_t> Trainer::prompt() const {
 void Trainer::run() {
   checkOptions();
   loadData();
-  if (resumed_)
-    session_.loadCheckpoint(*resumed_);
-  else
+  if (!resumed_)
     session_.initParameters(state_.seed);
   std::vector<int64_t> samplePrompt;
   if (options_.sample)
