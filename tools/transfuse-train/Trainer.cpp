@@ -206,8 +206,8 @@ void Trainer::evaluate(int64_t step) {
 
 void Trainer::stopOnNonFinite(const tf_train_result &result) const {
   std::string what = std::isfinite(result.loss) ? "gradient norm" : "loss";
-  std::string value = std::to_string(
-      std::isfinite(result.loss) ? result.grad_norm : result.loss);
+  float bad = std::isfinite(result.loss) ? result.grad_norm : result.loss;
+  std::string value = std::isnan(bad) ? "nan" : bad > 0 ? "inf" : "-inf";
   std::string kept;
   if (savedStep_ >= 0)
     kept = "the last good checkpoint, '" + *options_.save + "' at step " +
