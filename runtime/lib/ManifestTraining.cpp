@@ -80,44 +80,43 @@ Training ManifestParser::training(const json &value,
     const json &list = array(*member(value, path, key, true), listPath);
     if (list.empty())
       bad(listPath, "must name at least one input of train_step");
-    std::vector<std::string> result;
+    std::vector<std::string> listed;
     for (size_t i = 0; i < list.size(); ++i) {
       std::string name = string(list[i], at(listPath, i));
       if (!names.insert(name).second)
         bad(at(listPath, i), name == kStepInput
                                  ? "'step' is the step number, not data"
                                  : "'" + name + "' is named twice");
-      result.push_back(std::move(name));
+      listed.push_back(std::move(name));
     }
-    return result;
+    return listed;
   };
   result.inputs = nameList("inputs");
   result.labels = nameList("labels");
   result.loss = string(*member(value, path, "loss", true), join(path, "loss"));
 
-  auto settings = [&](const char *key, const char *what,
-                      const std::vector<std::string> &kinds) {
+  // The kind is checked; the other keys are the compiler's, kept as text.
+  auto settings = [&](const char *key, const std::vector<std::string> &kinds) {
     std::string settingsPath = join(path, key);
-    const json &object = *member(value, path, key, true);
-    this->object(object, settingsPath);
+    const json &fields = object(*member(value, path, key, true), settingsPath);
     std::string kindPath = join(settingsPath, "kind");
     std::string kind =
-        string(*member(object, settingsPath, "kind", true), kindPath);
+        string(*member(fields, settingsPath, "kind", true), kindPath);
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
       bad(kindPath,
-          "unknown " + std::string(what) + " '" + kind + "' (expected " +
+          "unknown " + std::string(key) + " '" + kind + "' (expected " +
               alternatives(kinds) + ")",
           TF_ERROR_UNSUPPORTED);
-    std::vector<Setting> result = {{"kind", kind}};
-    for (auto it = object.begin(); it != object.end(); ++it)
+    std::vector<Setting> pairs = {{"kind", kind}};
+    for (auto it = fields.begin(); it != fields.end(); ++it)
       if (it.key() != "kind")
-        result.push_back({it.key(), it.value().is_string()
-                                        ? it.value().get<std::string>()
-                                        : it.value().dump()});
-    return result;
+        pairs.push_back({it.key(), it.value().is_string()
+                                       ? it.value().get<std::string>()
+                                       : it.value().dump()});
+    return pairs;
   };
-  result.optimizer = settings("optimizer", "optimizer", kOptimizers);
-  result.schedule = settings("schedule", "schedule", kSchedules);
+  result.optimizer = settings("optimizer", kOptimizers);
+  result.schedule = settings("schedule", kSchedules);
 
   if (const json *clip = member(value, path, "clip_grad_norm", false)) {
     std::string clipPath = join(path, "clip_grad_norm");
@@ -126,10 +125,10 @@ Training ManifestParser::training(const json &value,
       bad(clipPath, "must be >= 0 (0: no clipping)");
   }
   if (const json *seed = member(value, path, "seed", false)) {
-    int64_t number = integer(*seed, join(path, "seed"));
-    if (number < 0)
-      bad(join(path, "seed"), "must be >= 0, got " + std::to_string(number));
-    result.seed = static_cast<uint64_t>(number);
+    int64_t seedValue = integer(*seed, join(path, "seed"));
+    if (seedValue < 0)
+      bad(join(path, "seed"), "must be >= 0, got " + std::to_string(seedValue));
+    result.seed = static_cast<uint64_t>(seedValue);
   }
   if (const json *ignore = member(value, path, "ignore_index", false))
     result.ignoreIndex = integer(*ignore, join(path, "ignore_index"));

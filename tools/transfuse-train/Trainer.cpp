@@ -302,10 +302,11 @@ void Trainer::run() {
                            samplePrompt};
     std::string text =
         sample(session_, artifact_, task_, sampling, data_.vocabulary);
-    progress_->note(options_.temperature > 0
-                        ? "sample (temperature " +
-                              std::to_string(options_.temperature) + "):"
-                        : "sample (greedy):");
+    char how[64] = "sample (greedy):";
+    if (options_.temperature > 0)
+      std::snprintf(how, sizeof how,
+                    "sample (temperature %g):", options_.temperature);
+    progress_->note(how);
     std::printf("%s\n", text.c_str());
   }
 }
