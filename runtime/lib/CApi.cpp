@@ -6,13 +6,34 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include <cstring>
 #include <new>
 
 using namespace transfuse::rt;
 
 struct tf_artifact {
+  explicit tf_artifact(std::shared_ptr<Artifact> artifact);
+
   std::shared_ptr<Artifact> impl;
+  // The C views of the training section, for tf_artifact_training.
+  std::vector<const char *> trainingInputs, trainingLabels;
+  std::vector<tf_key_value> optimizer, schedule;
 };
+
+tf_artifact::tf_artifact(std::shared_ptr<Artifact> artifact)
+    : impl(std::move(artifact)) {
+  const std::optional<Training> &training = impl->manifest().training;
+  if (!training)
+    return;
+  for (const std::string &name : training->inputs)
+    trainingInputs.push_back(name.c_str());
+  for (const std::string &name : training->labels)
+    trainingLabels.push_back(name.c_str());
+  for (const Setting &setting : training->optimizer)
+    optimizer.push_back({setting.key.c_str(), setting.value.c_str()});
+  for (const Setting &setting : training->schedule)
+    schedule.push_back({setting.key.c_str(), setting.value.c_str()});
+}
 
 struct tf_session {
   std::unique_ptr<Session> impl;
@@ -89,6 +110,26 @@ Shape shapeOf(const tf_tensor &tensor, const std::string &what) {
     fail(TF_ERROR_INVALID_ARGUMENT,
          what + ": invalid shape " + shapeString(shape));
   return shape;
+}
+
+/// A caller's input array, validated.
+std::vector<NamedInput> namedInputs(const tf_named_tensor *inputs,
+                                    int32_t count, const char *function) {
+  if (count < 0 || (count > 0 && !inputs))
+    fail(TF_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": bad input array");
+  std::vector<NamedInput> named;
+  named.reserve(count);
+  for (int32_t i = 0; i < count; ++i) {
+    if (!inputs[i].name)
+      fail(TF_ERROR_INVALID_ARGUMENT, std::string(function) + ": input " +
+                                          std::to_string(i) + " has no name");
+    Shape shape = shapeOf(inputs[i].tensor,
+                          "input '" + std::string(inputs[i].name) + "'");
+    named.push_back({inputs[i].name, inputs[i].tensor.dtype, std::move(shape),
+                     inputs[i].tensor.data});
+  }
+  return named;
 }
 
 const EntryPoint *entryAt(const tf_artifact *artifact, int32_t entry) {
@@ -170,9 +211,7 @@ tf_status tf_artifact_open(const char *path, tf_artifact **out) {
   return guard([&] {
     require(path, "tf_artifact_open", "path");
     require(out, "tf_artifact_open", "out");
-    auto artifact = std::make_unique<tf_artifact>();
-    artifact->impl = Artifact::open(path);
-    *out = artifact.release();
+    *out = new tf_artifact(Artifact::open(path));
   });
 }
 
@@ -278,6 +317,66 @@ tf_status tf_entry_point_output(const tf_artifact *artifact, int32_t entry,
                     "tf_entry_point_output");
 }
 
+int32_t tf_entry_point_updates(const tf_artifact *artifact, int32_t entry) {
+  const EntryPoint *e = entryAt(artifact, entry);
+  return e ? int32_t(e->updates) : -1;
+}
+
+int32_t tf_entry_point_num_state(const tf_artifact *artifact, int32_t entry) {
+  const EntryPoint *e = entryAt(artifact, entry);
+  return e ? static_cast<int32_t>(e->state.size()) : -1;
+}
+
+const char *tf_entry_point_state(const tf_artifact *artifact, int32_t entry,
+                                 int32_t index) {
+  const EntryPoint *e = entryAt(artifact, entry);
+  if (!e || index < 0 || static_cast<size_t>(index) >= e->state.size())
+    return nullptr;
+  return artifact->impl->manifest().state[e->state[index]].name.c_str();
+}
+
+int32_t tf_artifact_num_state(const tf_artifact *artifact) {
+  return artifact
+             ? static_cast<int32_t>(artifact->impl->manifest().state.size())
+             : -1;
+}
+
+tf_status tf_artifact_state(const tf_artifact *artifact, int32_t index,
+                            tf_tensor_info *out) {
+  return tensorInfo(artifact ? &artifact->impl->manifest().state : nullptr,
+                    index, out, "tf_artifact_state");
+}
+
+int32_t tf_artifact_has_training(const tf_artifact *artifact) {
+  return artifact && artifact->impl->manifest().training ? 1 : 0;
+}
+
+tf_status tf_artifact_training(const tf_artifact *artifact,
+                               tf_training_info *out) {
+  return guard([&] {
+    require(artifact, "tf_artifact_training", "artifact");
+    require(out, "tf_artifact_training", "out");
+    const Manifest &manifest = artifact->impl->manifest();
+    if (!manifest.training)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           "model '" + manifest.model + "' has no training section");
+    const Training &training = *manifest.training;
+    *out = tf_training_info();
+    out->num_inputs = static_cast<int32_t>(artifact->trainingInputs.size());
+    out->inputs = artifact->trainingInputs.data();
+    out->num_labels = static_cast<int32_t>(artifact->trainingLabels.size());
+    out->labels = artifact->trainingLabels.data();
+    out->loss = training.loss.c_str();
+    out->num_optimizer = static_cast<int32_t>(artifact->optimizer.size());
+    out->optimizer = artifact->optimizer.data();
+    out->num_schedule = static_cast<int32_t>(artifact->schedule.size());
+    out->schedule = artifact->schedule.data();
+    out->clip_grad_norm = training.clipGradNorm;
+    out->seed = training.seed;
+    out->ignore_index = training.ignoreIndex;
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // Sessions
 //===----------------------------------------------------------------------===//
@@ -288,10 +387,8 @@ tf_status tf_session_create(const tf_artifact *artifact, tf_session **out) {
   return guard([&] {
     require(artifact, "tf_session_create", "artifact");
     require(out, "tf_session_create", "out");
-    auto session = std::make_unique<tf_session>();
-    session->impl = std::make_unique<Session>(artifact->impl);
-    session->artifact.impl = artifact->impl;
-    *out = session.release();
+    *out = new tf_session{std::make_unique<Session>(artifact->impl),
+                          tf_artifact(artifact->impl)};
   });
 }
 
@@ -346,8 +443,6 @@ tf_status tf_session_run(tf_session *session, const char *entry,
   return guard([&] {
     require(session, "tf_session_run", "session");
     require(entry, "tf_session_run", "entry");
-    if (num_inputs < 0 || (num_inputs > 0 && !inputs))
-      fail(TF_ERROR_INVALID_ARGUMENT, "tf_session_run: bad input array");
     const Manifest &manifest = session->impl->manifest();
     int64_t entryIndex = manifest.findEntryPoint(entry);
     if (outputs && entryIndex >= 0 &&
@@ -358,18 +453,8 @@ tf_status tf_session_run(tf_session *session, const char *entry,
                std::to_string(manifest.entryPoints[entryIndex].outputs.size()) +
                " outputs, num_outputs is " + std::to_string(num_outputs));
 
-    std::vector<NamedInput> named;
-    named.reserve(num_inputs);
-    for (int32_t i = 0; i < num_inputs; ++i) {
-      if (!inputs[i].name)
-        fail(TF_ERROR_INVALID_ARGUMENT,
-             "tf_session_run: input " + std::to_string(i) + " has no name");
-      Shape shape = shapeOf(inputs[i].tensor,
-                            "input '" + std::string(inputs[i].name) + "'");
-      named.push_back({inputs[i].name, inputs[i].tensor.dtype, std::move(shape),
-                       inputs[i].tensor.data});
-    }
-    session->impl->run(entry, named);
+    session->impl->run(entry,
+                       namedInputs(inputs, num_inputs, "tf_session_run"));
 
     if (!outputs)
       return;
@@ -404,6 +489,89 @@ tf_status tf_session_output(tf_session *session, const char *entry,
     }
     fail(TF_ERROR_INVALID_ARGUMENT,
          "entry point '" + e.name + "' has no output '" + name + "'");
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+tf_status tf_session_state(tf_session *session, const char *name,
+                           tf_tensor *out) {
+  return guard([&] {
+    require(session, "tf_session_state", "session");
+    require(name, "tf_session_state", "name");
+    require(out, "tf_session_state", "out");
+    const TensorDesc *desc = nullptr;
+    Buffer *buffer = session->impl->state(name, &desc);
+    if (!buffer)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           "model '" + session->impl->manifest().model +
+               "' has no state tensor '" + name + "'");
+    toView(desc->dtype, desc->shape, buffer->data(), out);
+  });
+}
+
+int64_t tf_session_step(const tf_session *session) {
+  return session ? session->impl->step() : -1;
+}
+
+tf_status tf_session_train_step(tf_session *session,
+                                const tf_named_tensor *inputs,
+                                int32_t num_inputs, tf_train_result *out) {
+  return guard([&] {
+    require(session, "tf_session_train_step", "session");
+    Session &impl = *session->impl;
+    impl.trainStep(namedInputs(inputs, num_inputs, "tf_session_train_step"));
+    if (!out)
+      return;
+    const Manifest &manifest = impl.manifest();
+    size_t entry = static_cast<size_t>(manifest.findEntryPoint(kTrainStep));
+    auto scalar = [&](const char *name) {
+      float value;
+      size_t index =
+          static_cast<size_t>(manifest.entryPoints[entry].findOutput(name));
+      std::memcpy(&value, impl.output(entry, index).data(), sizeof value);
+      return value;
+    };
+    out->step = impl.step();
+    out->loss = scalar("loss");
+    out->grad_norm = scalar("grad_norm");
+    out->lr = scalar("lr");
+  });
+}
+
+tf_status tf_session_save_checkpoint(tf_session *session, const char *path,
+                                     const tf_key_value *metadata,
+                                     int32_t num_metadata) {
+  return guard([&] {
+    require(session, "tf_session_save_checkpoint", "session");
+    require(path, "tf_session_save_checkpoint", "path");
+    if (num_metadata < 0 || (num_metadata > 0 && !metadata))
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           "tf_session_save_checkpoint: bad metadata array");
+    std::map<std::string, std::string> entries;
+    for (int32_t i = 0; i < num_metadata; ++i) {
+      if (!metadata[i].key || !metadata[i].value)
+        fail(TF_ERROR_INVALID_ARGUMENT, "tf_session_save_checkpoint: "
+                                        "metadata entry " +
+                                            std::to_string(i) +
+                                            " has no key or value");
+      if (!entries.emplace(metadata[i].key, metadata[i].value).second)
+        fail(TF_ERROR_INVALID_ARGUMENT,
+             "tf_session_save_checkpoint: metadata key '" +
+                 std::string(metadata[i].key) + "' given twice");
+    }
+    session->impl->saveCheckpoint(path, entries);
+  });
+}
+
+tf_status tf_session_load_checkpoint(tf_session *session,
+                                     const tf_tensor_file *checkpoint) {
+  return guard([&] {
+    require(session, "tf_session_load_checkpoint", "session");
+    require(checkpoint, "tf_session_load_checkpoint", "checkpoint");
+    session->impl->loadCheckpoint(checkpoint->impl);
   });
 }
 

@@ -6,22 +6,36 @@
 // its path (`entry_points[0].inputs[1].shape[2]`), never a crash later.
 // Unknown fields are ignored, so a newer compiler can add some.
 //===----------------------------------------------------------------------===//
-#include "Runtime.h"
+#include "ManifestParser.h"
 
-#include <cmath>
-#include <limits>
-#include <nlohmann/json.hpp>
 #include <set>
-
-using json = nlohmann::json;
 
 namespace transfuse::rt {
 
-int64_t Manifest::findParameter(std::string_view name) const {
-  for (size_t i = 0; i < parameters.size(); ++i)
-    if (parameters[i].name == name)
+namespace {
+int64_t findTensor(const std::vector<TensorDesc> &tensors,
+                   std::string_view name) {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == name)
       return static_cast<int64_t>(i);
   return -1;
+}
+} // namespace
+
+int64_t Manifest::findParameter(std::string_view name) const {
+  return findTensor(parameters, name);
+}
+
+int64_t Manifest::findState(std::string_view name) const {
+  return findTensor(state, name);
+}
+
+int64_t EntryPoint::findInput(std::string_view name) const {
+  return findTensor(inputs, name);
+}
+
+int64_t EntryPoint::findOutput(std::string_view name) const {
+  return findTensor(outputs, name);
 }
 
 int64_t Manifest::findEntryPoint(std::string_view name) const {
@@ -31,118 +45,7 @@ int64_t Manifest::findEntryPoint(std::string_view name) const {
   return -1;
 }
 
-namespace {
-
-std::string describe(const json &value) {
-  if (value.is_number_float())
-    return "a number";
-  if (value.is_number())
-    return "an integer";
-  if (value.is_string())
-    return "a string";
-  if (value.is_boolean())
-    return "a boolean";
-  if (value.is_null())
-    return "null";
-  if (value.is_array())
-    return "an array";
-  return "an object";
-}
-
-std::string join(const std::string &path, const std::string &key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string at(const std::string &path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
-class ManifestParser {
-public:
-  explicit ManifestParser(const std::string &where) : where(where) {}
-
-  Manifest parse(std::string_view text);
-
-private:
-  [[noreturn]] void bad(const std::string &path, const std::string &what,
-                        tf_status status = TF_ERROR_FORMAT) const {
-    fail(status,
-         where + ": manifest: " + (path.empty() ? "" : path + ": ") + what);
-  }
-
-  /// The member `key` of `object`, or null if absent and not required.
-  const json *member(const json &object, const std::string &path,
-                     const char *key, bool required) const {
-    auto it = object.find(key);
-    if (it == object.end()) {
-      if (required)
-        bad(path, std::string("missing field '") + key + "'");
-      return nullptr;
-    }
-    return &*it;
-  }
-
-  const json &object(const json &value, const std::string &path) const {
-    if (!value.is_object())
-      bad(path, "expected an object, got " + describe(value));
-    return value;
-  }
-
-  const json &array(const json &value, const std::string &path) const {
-    if (!value.is_array())
-      bad(path, "expected an array, got " + describe(value));
-    return value;
-  }
-
-  std::string string(const json &value, const std::string &path,
-                     bool nonEmpty = true) const {
-    if (!value.is_string())
-      bad(path, "expected a string, got " + describe(value));
-    std::string text = value.get<std::string>();
-    if (nonEmpty && text.empty())
-      bad(path, "must not be empty");
-    return text;
-  }
-
-  int64_t integer(const json &value, const std::string &path) const {
-    if (value.is_number_unsigned()) {
-      if (value.get<uint64_t>() >
-          static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        bad(path, "integer out of range");
-      return static_cast<int64_t>(value.get<uint64_t>());
-    }
-    if (!value.is_number_integer())
-      bad(path, "expected an integer, got " + describe(value));
-    return value.get<int64_t>();
-  }
-
-  double number(const json &value, const std::string &path) const {
-    if (!value.is_number())
-      bad(path, "expected a number, got " + describe(value));
-    double result = value.get<double>();
-    if (!std::isfinite(result))
-      bad(path, "expected a finite number");
-    return result;
-  }
-
-  std::string optionalString(const json &object, const std::string &path,
-                             const char *key) const {
-    const json *value = member(object, path, key, false);
-    return value ? string(*value, join(path, key), false) : std::string();
-  }
-
-  /// name, dtype and shape of a parameter, input or output.
-  TensorDesc tensor(const json &value, const std::string &path) const;
-  InitRule init(const json &value, const std::string &path,
-                tf_dtype dtype) const;
-  EntryPoint entryPoint(const json &value, const std::string &path,
-                        const Manifest &manifest) const;
-  std::vector<TensorDesc> tensorList(const json &object,
-                                     const std::string &path,
-                                     const char *key) const;
-
-  const std::string &where;
-};
+namespace detail {
 
 TensorDesc ManifestParser::tensor(const json &value,
                                   const std::string &path) const {
@@ -284,6 +187,10 @@ EntryPoint ManifestParser::entryPoint(const json &value,
       bad(at(paramsPath, i), "parameter '" + name + "' listed twice");
     entry.parameters.push_back(static_cast<size_t>(index));
   }
+  if (const json *state = member(value, path, "state", false)) {
+    entry.state = entryState(*state, join(path, "state"), manifest);
+    entry.updates = true;
+  }
   entry.inputs = tensorList(value, path, "inputs");
   entry.outputs = tensorList(value, path, "outputs");
   return entry;
@@ -332,6 +239,7 @@ Manifest ManifestParser::parse(std::string_view text) {
                      desc.dtype);
     manifest.parameters.push_back(std::move(desc));
   }
+  manifest.state = stateList(root, manifest);
 
   const json &entries =
       array(*member(root, "", "entry_points", true), "entry_points");
@@ -344,13 +252,17 @@ Manifest ManifestParser::parse(std::string_view text) {
       bad(join(path, "name"), "duplicate entry point '" + entry.name + "'");
     manifest.entryPoints.push_back(std::move(entry));
   }
+  if (const json *section = member(root, "", "training", false))
+    manifest.training = training(*section, "training");
+  checkTraining(manifest);
+  manifest.canonicalJson = root.dump();
   return manifest;
 }
 
-} // namespace
+} // namespace detail
 
 Manifest parseManifest(std::string_view json, const std::string &where) {
-  return ManifestParser(where).parse(json);
+  return detail::ManifestParser(where).parse(json);
 }
 
 } // namespace transfuse::rt

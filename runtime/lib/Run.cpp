@@ -1,7 +1,8 @@
 //===- Run.cpp - Bind inputs, check them, call an entry point -------------===//
 //
 // The entry-point ABI (docs/artifact.md): one pointer per tensor, the entry
-// point's parameters in manifest order, then its inputs, then its outputs.
+// point's parameters in manifest order, then its state tensors, then its
+// inputs, then its outputs.
 // Everything the caller passes is checked against the manifest first, so
 // the generated code (which trusts its shapes and indexes with its ids)
 // never sees a wrong buffer.
@@ -85,10 +86,12 @@ void Session::run(std::string_view entryName,
   // Check, and copy what the generated code could not load as it is.
   std::vector<Buffer> copies;
   std::vector<void *> buffers;
-  buffers.reserve(entry.parameters.size() + entry.inputs.size() +
-                  entry.outputs.size());
+  buffers.reserve(entry.parameters.size() + entry.state.size() +
+                  entry.inputs.size() + entry.outputs.size());
   for (size_t param : entry.parameters)
     buffers.push_back(parameters_[param].data());
+  for (size_t state : entry.state)
+    buffers.push_back(state_[state].data());
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     const TensorDesc &desc = entry.inputs[i];
     const NamedInput *input = bound[i];
@@ -129,6 +132,28 @@ void Session::run(std::string_view entryName,
   if (status != 0)
     fail(TF_ERROR_EXECUTION, where + "the generated code failed (returned " +
                                  std::to_string(status) + ")");
+  // The step an update took is the one the session has now completed.
+  int64_t stepInput = entry.findInput(kStepInput);
+  if (entry.updates && stepInput >= 0 &&
+      entry.inputs[stepInput].dtype == TF_I64 &&
+      entry.inputs[stepInput].shape.empty())
+    std::memcpy(
+        &step_,
+        buffers[entry.parameters.size() + entry.state.size() + stepInput],
+        sizeof step_);
+}
+
+void Session::trainStep(const std::vector<NamedInput> &inputs) {
+  int64_t next = step_ + 1;
+  for (const NamedInput &input : inputs)
+    if (input.name == kStepInput)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           "entry point 'train_step': input 'step' is the session's (the "
+           "next is " +
+               std::to_string(next) + "); do not pass it");
+  std::vector<NamedInput> withStep = inputs;
+  withStep.push_back({kStepInput, TF_I64, {}, &next});
+  run(kTrainStep, withStep);
 }
 
 } // namespace transfuse::rt

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -135,18 +136,56 @@ using EntryFn = int32_t (*)(void **);
 struct EntryPoint {
   std::string name, symbol;
   std::vector<size_t> parameters; // indices into Manifest::parameters
+  std::vector<size_t> state;      // indices into Manifest::state
+  /// An entry point with a `state` list is an optimizer step: it reads and
+  /// writes its parameters and state in place. Others never write them.
+  bool updates = false;
   std::vector<TensorDesc> inputs, outputs;
   EntryFn fn = nullptr; // resolved when the code is loaded
+
+  /// -1 if absent.
+  int64_t findInput(std::string_view name) const;
+  int64_t findOutput(std::string_view name) const;
 };
+
+/// A key and its value as text (a string as it is, anything else as JSON),
+/// for display: the optimizer's and the schedule's settings.
+struct Setting {
+  std::string key, value;
+};
+
+/// The manifest's `training` section: how train_step was built.
+struct Training {
+  std::vector<std::string> inputs, labels; // names of train_step inputs
+  std::string loss;
+  /// "kind" first, then the other keys in name order; opaque to the runtime.
+  std::vector<Setting> optimizer, schedule;
+  double clipGradNorm = 0; // 0: no clipping
+  uint64_t seed = 0;
+  /// The label value the loss skips (PyTorch's ignore_index).
+  int64_t ignoreIndex = -100;
+};
+
+/// The entry point that takes one optimizer step, and its fixed tensors.
+constexpr const char *kTrainStep = "train_step";
+constexpr const char *kStepInput = "step";
+constexpr const char *kTrainOutputs[] = {"loss", "grad_norm", "lr"};
 
 struct Manifest {
   int64_t formatVersion = 0;
   std::string target, cpu, producer, model;
   std::vector<TensorDesc> parameters;
+  /// The optimizer's tensors (moments, momentum), zero at the start.
+  std::vector<TensorDesc> state;
   std::vector<EntryPoint> entryPoints;
+  std::optional<Training> training;
+  /// The manifest re-serialised with sorted keys and no spaces: the same
+  /// for the same content, whatever the file's layout.
+  std::string canonicalJson;
 
   /// -1 if absent.
   int64_t findParameter(std::string_view name) const;
+  int64_t findState(std::string_view name) const;
   int64_t findEntryPoint(std::string_view name) const;
 };
 
@@ -251,22 +290,49 @@ public:
 
   const Manifest &manifest() const { return artifact_->manifest(); }
 
+  /// Initialises the parameters, zeroes the optimizer state and the step.
   void initialize(uint64_t seed);
+  /// Loads the parameters; a checkpoint's state tensors are skipped.
   void loadParameters(const std::string &path);
   void saveParameters(const std::string &path) const;
   /// The buffer of a parameter, or null if there is none of that name.
   Buffer *parameter(std::string_view name, const TensorDesc **desc = nullptr);
+  /// The buffer of a state tensor, or null if there is none of that name.
+  Buffer *state(std::string_view name, const TensorDesc **desc = nullptr);
 
-  /// Runs an entry point (Run.cpp); throws on any mismatch.
+  /// Runs an entry point (Run.cpp); throws on any mismatch. An entry point
+  /// that updates in place and takes a step sets step() to it on success.
   void run(std::string_view entry, const std::vector<NamedInput> &inputs);
+  /// Runs train_step with the input "step" = step() + 1.
+  void trainStep(const std::vector<NamedInput> &inputs);
+  /// The updates taken: 0 after initialize(), the checkpoint's after a load.
+  int64_t step() const { return step_; }
   /// Output `index` of an entry point (allocated, zero, if it never ran).
   Buffer &output(size_t entry, size_t index);
+
+  /// Parameters, state, step and a fingerprint of the manifest, plus the
+  /// caller's `metadata` (Checkpoint.cpp), written atomically.
+  void saveCheckpoint(const std::string &path,
+                      const std::map<std::string, std::string> &metadata) const;
+  /// Checks `file` against this artifact in full, then loads it.
+  void loadCheckpoint(const TensorFile &file);
 
 private:
   std::shared_ptr<const Artifact> artifact_;
   std::vector<Buffer> parameters_;
+  std::vector<Buffer> state_;
+  int64_t step_ = 0;
   std::vector<std::vector<Buffer>> outputs_; // per entry point, lazily
 };
+
+/// The stored tensor of every one of `tensors` (the parameters or the
+/// state), each checked for dtype and shape; `kind` names them in errors.
+std::vector<const StoredTensor *>
+matchTensors(const TensorFile &file, const std::vector<TensorDesc> &tensors,
+             const char *kind);
+/// Fails on a tensor of `file` that is neither a parameter nor a state
+/// tensor of the model.
+void checkNoOtherTensors(const TensorFile &file, const Manifest &manifest);
 
 //===----------------------------------------------------------------------===//
 // Threads (Threads.cpp)

@@ -1,58 +1,93 @@
-//===- Session.cpp - A session's parameters: init, load, save -------------===//
+//===- Session.cpp - A session's tensors: init, load, save ----------------===//
 //
-// A session owns one 64-byte aligned buffer per manifest parameter. Loading
-// checks the whole file against the manifest before copying anything, so a
-// failed load leaves the parameters as they were.
+// A session owns one 64-byte aligned buffer per manifest parameter and per
+// optimizer state tensor. Loading checks the whole file against the manifest
+// before copying anything, so a failed load leaves the session as it was.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
 #include <cstring>
 
 namespace transfuse::rt {
+namespace {
+
+std::vector<Buffer> allocate(const std::vector<TensorDesc> &tensors) {
+  std::vector<Buffer> buffers;
+  buffers.reserve(tensors.size());
+  for (const TensorDesc &tensor : tensors)
+    buffers.emplace_back(tensor.bytes);
+  return buffers;
+}
+
+Buffer *find(std::vector<Buffer> &buffers, const std::vector<TensorDesc> &descs,
+             std::string_view name, const TensorDesc **desc) {
+  for (size_t i = 0; i < descs.size(); ++i) {
+    if (descs[i].name != name)
+      continue;
+    if (desc)
+      *desc = &descs[i];
+    return &buffers[i];
+  }
+  return nullptr;
+}
+
+} // namespace
+
+std::vector<const StoredTensor *>
+matchTensors(const TensorFile &file, const std::vector<TensorDesc> &tensors,
+             const char *kind) {
+  std::string where = inQuotes(file.path()) + ": " + kind + " '";
+  std::vector<const StoredTensor *> sources;
+  for (const TensorDesc &desc : tensors) {
+    const StoredTensor *tensor = file.find(desc.name);
+    if (!tensor)
+      fail(TF_ERROR_INVALID_ARGUMENT, where + desc.name + "' is missing");
+    if (tensor->dtype != desc.dtype)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           where + desc.name + "' is " + safetensorsDtypeName(tensor->dtype) +
+               ", the model expects " + safetensorsDtypeName(desc.dtype));
+    if (tensor->shape != desc.shape)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           where + desc.name + "' has shape " + shapeString(tensor->shape) +
+               ", the model expects " + shapeString(desc.shape));
+    sources.push_back(tensor);
+  }
+  return sources;
+}
+
+void checkNoOtherTensors(const TensorFile &file, const Manifest &manifest) {
+  for (const StoredTensor &tensor : file.tensors())
+    if (manifest.findParameter(tensor.name) < 0 &&
+        manifest.findState(tensor.name) < 0)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           inQuotes(file.path()) + ": tensor '" + tensor.name + "' is not " +
+               (manifest.state.empty() ? "a parameter"
+                                       : "a parameter or state tensor") +
+               " of model '" + manifest.model + "'");
+}
 
 Session::Session(std::shared_ptr<const Artifact> artifact)
     : artifact_(std::move(artifact)) {
   ensureThreadsApplied();
-  const Manifest &m = manifest();
-  parameters_.reserve(m.parameters.size());
-  for (const TensorDesc &param : m.parameters)
-    parameters_.emplace_back(param.bytes);
-  outputs_.resize(m.entryPoints.size());
+  parameters_ = allocate(manifest().parameters);
+  state_ = allocate(manifest().state);
+  outputs_.resize(manifest().entryPoints.size());
 }
 
 void Session::initialize(uint64_t seed) {
   const Manifest &m = manifest();
   for (size_t i = 0; i < m.parameters.size(); ++i)
     initializeTensor(m.parameters[i], seed, parameters_[i].data());
+  for (Buffer &buffer : state_)
+    std::memset(buffer.data(), 0, buffer.size());
+  step_ = 0;
 }
 
 void Session::loadParameters(const std::string &path) {
   TensorFile file = TensorFile::read(path);
-  std::string where = inQuotes(path);
-  const Manifest &m = manifest();
-  std::vector<const StoredTensor *> sources;
-  for (const TensorDesc &param : m.parameters) {
-    const StoredTensor *tensor = file.find(param.name);
-    if (!tensor)
-      fail(TF_ERROR_INVALID_ARGUMENT,
-           where + ": parameter '" + param.name + "' is missing");
-    if (tensor->dtype != param.dtype)
-      fail(TF_ERROR_INVALID_ARGUMENT,
-           where + ": parameter '" + param.name + "' is " +
-               safetensorsDtypeName(tensor->dtype) + ", the model expects " +
-               safetensorsDtypeName(param.dtype));
-    if (tensor->shape != param.shape)
-      fail(TF_ERROR_INVALID_ARGUMENT,
-           where + ": parameter '" + param.name + "' has shape " +
-               shapeString(tensor->shape) + ", the model expects " +
-               shapeString(param.shape));
-    sources.push_back(tensor);
-  }
-  for (const StoredTensor &tensor : file.tensors())
-    if (m.findParameter(tensor.name) < 0)
-      fail(TF_ERROR_INVALID_ARGUMENT, where + ": tensor '" + tensor.name +
-                                          "' is not a parameter of model '" +
-                                          m.model + "'");
+  std::vector<const StoredTensor *> sources =
+      matchTensors(file, manifest().parameters, "parameter");
+  checkNoOtherTensors(file, manifest());
   for (size_t i = 0; i < sources.size(); ++i)
     if (sources[i]->bytes)
       std::memcpy(parameters_[i].data(), sources[i]->data, sources[i]->bytes);
@@ -71,19 +106,17 @@ void Session::saveParameters(const std::string &path) const {
 }
 
 Buffer *Session::parameter(std::string_view name, const TensorDesc **desc) {
-  int64_t index = manifest().findParameter(name);
-  if (index < 0)
-    return nullptr;
-  if (desc)
-    *desc = &manifest().parameters[index];
-  return &parameters_[index];
+  return find(parameters_, manifest().parameters, name, desc);
+}
+
+Buffer *Session::state(std::string_view name, const TensorDesc **desc) {
+  return find(state_, manifest().state, name, desc);
 }
 
 Buffer &Session::output(size_t entry, size_t index) {
   std::vector<Buffer> &buffers = outputs_[entry];
   if (buffers.empty())
-    for (const TensorDesc &output : manifest().entryPoints[entry].outputs)
-      buffers.emplace_back(output.bytes);
+    buffers = allocate(manifest().entryPoints[entry].outputs);
   return buffers[index];
 }
 

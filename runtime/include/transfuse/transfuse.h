@@ -97,8 +97,48 @@ typedef struct tf_tensor_info {
   double init_a, init_b;
 } tf_tensor_info;
 
+/* A key and its value, both text: the settings of an optimizer or a
+   schedule, the caller's metadata of a checkpoint. */
+typedef struct tf_key_value {
+  const char *key;
+  const char *value;
+} tf_key_value;
+
+/* The manifest's training section: how train_step was built. */
+typedef struct tf_training_info {
+  /* The data inputs and the labels of train_step, by name. */
+  int32_t num_inputs;
+  const char *const *inputs;
+  int32_t num_labels;
+  const char *const *labels;
+  /* The loss ("cross_entropy", ...). */
+  const char *loss;
+  /* The optimizer's and the schedule's settings, "kind" first, the values
+     as the manifest writes them: for display (the update is compiled into
+     train_step). */
+  int32_t num_optimizer;
+  const tf_key_value *optimizer;
+  int32_t num_schedule;
+  const tf_key_value *schedule;
+  /* The global gradient norm is clipped to this; 0 if it is not clipped. */
+  double clip_grad_norm;
+  /* The seed the spec asks for (parameters, data order). */
+  uint64_t seed;
+  /* The label value the loss ignores (-100 unless the manifest says). */
+  int64_t ignore_index;
+} tf_training_info;
+
+/* What one train_step call did. */
+typedef struct tf_train_result {
+  int64_t step;    /* the update it took, 1 for the first */
+  float loss;      /* the training loss of the batch */
+  float grad_norm; /* the global L2 norm of the gradients, before clipping */
+  float lr;        /* the learning rate it used */
+} tf_train_result;
+
 typedef struct tf_artifact tf_artifact;
 typedef struct tf_session tf_session;
+typedef struct tf_tensor_file tf_tensor_file;
 
 /*===-- Errors and small helpers ------------------------------------------===*/
 
@@ -165,10 +205,34 @@ TF_API tf_status tf_entry_point_output(const tf_artifact *artifact,
                                        int32_t entry, int32_t index,
                                        tf_tensor_info *out);
 
+/* Training (docs/training.md). An entry point that updates in place (it has
+   a "state" list: train_step) takes its parameters, then its state tensors,
+   then its inputs, and writes its parameters and state. 1 if it does, 0 if
+   not, -1 for an entry index out of range. */
+TF_API int32_t tf_entry_point_updates(const tf_artifact *artifact,
+                                      int32_t entry);
+/* The state tensors an entry point takes (names, in its order); -1 for an
+   entry index out of range. */
+TF_API int32_t tf_entry_point_num_state(const tf_artifact *artifact,
+                                        int32_t entry);
+TF_API const char *tf_entry_point_state(const tf_artifact *artifact,
+                                        int32_t entry, int32_t index);
+/* The optimizer's state tensors (moments, momentum), zero at the start. */
+TF_API int32_t tf_artifact_num_state(const tf_artifact *artifact);
+TF_API tf_status tf_artifact_state(const tf_artifact *artifact, int32_t index,
+                                   tf_tensor_info *out);
+/* 1 if the manifest has a training section, else 0. */
+TF_API int32_t tf_artifact_has_training(const tf_artifact *artifact);
+/* The training section; TF_ERROR_INVALID_ARGUMENT if there is none. The
+   strings and arrays live as long as the artifact. */
+TF_API tf_status tf_artifact_training(const tf_artifact *artifact,
+                                      tf_training_info *out);
+
 /*===-- Sessions ----------------------------------------------------------===*/
 
 /* A session owns one buffer per parameter, zero-filled until initialised
-   or loaded. */
+   or loaded, one zero-filled buffer per optimizer state tensor, and the
+   count of updates taken (0). */
 TF_API tf_status tf_session_create(const tf_artifact *artifact,
                                    tf_session **out);
 /* NULL is allowed. */
@@ -177,12 +241,14 @@ TF_API void tf_session_destroy(tf_session *session);
    the session, whether or not the handle it was created from is closed. */
 TF_API const tf_artifact *tf_session_artifact(const tf_session *session);
 
-/* Fills every parameter from its manifest init rule. Deterministic: the same
-   seed gives bit-identical parameters on every run (see Init.cpp). */
+/* Fills every parameter from its manifest init rule, zeroes the optimizer
+   state and the step count. Deterministic: the same seed gives
+   bit-identical parameters on every run (see Init.cpp). */
 TF_API tf_status tf_session_init_parameters(tf_session *session, uint64_t seed);
 /* Loads every parameter from a safetensors file holding exactly the
-   model's parameters with their dtypes and shapes. All or nothing: on
-   failure the parameters are unchanged. */
+   model's parameters with their dtypes and shapes (a checkpoint's state
+   tensors, if any, are skipped). All or nothing: on failure the parameters
+   are unchanged. The state and the step count are left as they are. */
 TF_API tf_status tf_session_load_parameters(tf_session *session,
                                             const char *path);
 /* Writes every parameter to a safetensors file, atomically (a temporary
@@ -200,7 +266,9 @@ TF_API tf_status tf_session_parameter(tf_session *session, const char *name,
    written. When `outputs` is not NULL, `num_outputs` must be the entry
    point's output count and outputs[i] receives output i: its name and a
    view of the session's buffer, valid until the entry point runs again or
-   the session is destroyed. */
+   the session is destroyed. Running an entry point that updates in place
+   (train_step, given its "step") sets the session's step count to that
+   step when it succeeds. */
 TF_API tf_status tf_session_run(tf_session *session, const char *entry,
                                 const tf_named_tensor *inputs,
                                 int32_t num_inputs, tf_named_tensor *outputs,
@@ -210,9 +278,43 @@ TF_API tf_status tf_session_run(tf_session *session, const char *entry,
 TF_API tf_status tf_session_output(tf_session *session, const char *entry,
                                    const char *name, tf_tensor *out);
 
-/*===-- safetensors files (checkpoints, inputs, outputs) ------------------===*/
+/*===-- Training ----------------------------------------------------------===*/
 
-typedef struct tf_tensor_file tf_tensor_file;
+/* A view of the session's buffer of an optimizer state tensor; writes
+   through it change the state. */
+TF_API tf_status tf_session_state(tf_session *session, const char *name,
+                                  tf_tensor *out);
+/* The updates the session has taken (0 after tf_session_init_parameters,
+   the checkpoint's after tf_session_load_checkpoint); -1 for NULL. */
+TF_API int64_t tf_session_step(const tf_session *session);
+/* Runs train_step on one batch: `inputs` binds the training inputs and
+   labels (not "step": the session passes its step count + 1). On success
+   the count goes up by one and `out` (may be NULL) receives the step, the
+   loss, the gradient norm and the learning rate. If the generated code
+   fails, the count is unchanged but the parameters may be part-updated. */
+TF_API tf_status tf_session_train_step(tf_session *session,
+                                       const tf_named_tensor *inputs,
+                                       int32_t num_inputs,
+                                       tf_train_result *out);
+/* Writes a checkpoint: every parameter and state tensor under its name,
+   and as metadata the model, the step count, the manifest and its
+   fingerprint, plus `metadata` (keys "format", "model", "checkpoint",
+   "step", "manifest" and "manifest_fingerprint" are the runtime's).
+   Atomic: a temporary beside it, fsync, rename. */
+TF_API tf_status tf_session_save_checkpoint(tf_session *session,
+                                            const char *path,
+                                            const tf_key_value *metadata,
+                                            int32_t num_metadata);
+/* Loads a checkpoint read with tf_tensor_file_read (whose metadata then
+   gives the caller's entries back). It must hold exactly the parameters
+   and state tensors of this model (the error names the first that is
+   missing, extra or of another dtype or shape) and come from an artifact
+   with the same manifest (the error names the first field that differs).
+   All or nothing: on failure the session is unchanged. */
+TF_API tf_status tf_session_load_checkpoint(tf_session *session,
+                                            const tf_tensor_file *checkpoint);
+
+/*===-- safetensors files (checkpoints, inputs, outputs) ------------------===*/
 
 /* Reads a safetensors file and validates it in full (header, dtypes,
    shapes, offsets). Dtypes: F32, F64, I64, I32, BOOL. */

@@ -14,6 +14,7 @@
 
 #include "transfuse/transfuse.h"
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,22 @@ public:
     return result;
   }
 
+  /// The optimizer's state tensors.
+  std::vector<tf_tensor_info> state() const {
+    std::vector<tf_tensor_info> result(tf_artifact_num_state(get()));
+    for (size_t i = 0; i < result.size(); ++i)
+      check(tf_artifact_state(get(), static_cast<int32_t>(i), &result[i]));
+    return result;
+  }
+
+  bool hasTraining() const { return tf_artifact_has_training(get()) != 0; }
+  /// The training section; its strings live as long as the artifact.
+  tf_training_info training() const {
+    tf_training_info info;
+    check(tf_artifact_training(get(), &info));
+    return info;
+  }
+
   std::vector<tf_tensor_info> outputs(const std::string &entry) const {
     int32_t index = findEntryPoint(entry);
     std::vector<tf_tensor_info> result(
@@ -123,50 +140,6 @@ public:
 private:
   explicit Artifact(tf_artifact *handle) : handle_(handle) {}
   detail::Handle<tf_artifact, tf_artifact_close> handle_;
-};
-
-class Session {
-public:
-  explicit Session(const Artifact &artifact) {
-    tf_session *handle = nullptr;
-    check(tf_session_create(artifact.get(), &handle));
-    handle_ = detail::Handle<tf_session, tf_session_destroy>(handle);
-  }
-
-  tf_session *get() const { return handle_.get(); }
-
-  void initParameters(uint64_t seed) {
-    check(tf_session_init_parameters(get(), seed));
-  }
-  void loadParameters(const std::string &path) {
-    check(tf_session_load_parameters(get(), path.c_str()));
-  }
-  void saveParameters(const std::string &path) {
-    check(tf_session_save_parameters(get(), path.c_str()));
-  }
-  tf_tensor parameter(const std::string &name) {
-    tf_tensor view;
-    check(tf_session_parameter(get(), name.c_str(), &view));
-    return view;
-  }
-
-  /// Runs `entry`; the outputs view the session's buffers (see
-  /// tf_session_run).
-  std::vector<tf_named_tensor> run(const std::string &entry,
-                                   const std::vector<tf_named_tensor> &inputs) {
-    const tf_artifact *artifact = tf_session_artifact(get());
-    int32_t index = -1;
-    check(tf_artifact_find_entry_point(artifact, entry.c_str(), &index));
-    std::vector<tf_named_tensor> outputs(
-        tf_entry_point_num_outputs(artifact, index));
-    check(tf_session_run(get(), entry.c_str(), inputs.data(),
-                         static_cast<int32_t>(inputs.size()), outputs.data(),
-                         static_cast<int32_t>(outputs.size())));
-    return outputs;
-  }
-
-private:
-  detail::Handle<tf_session, tf_session_destroy> handle_;
 };
 
 /// A safetensors file read in full; views into it live as long as it does.
@@ -184,6 +157,7 @@ public:
                                static_cast<int32_t>(tensors.size())));
   }
 
+  const tf_tensor_file *get() const { return handle_.get(); }
   size_t size() const {
     return static_cast<size_t>(tf_tensor_file_count(handle_.get()));
   }
@@ -215,6 +189,84 @@ public:
 private:
   explicit TensorFile(tf_tensor_file *handle) : handle_(handle) {}
   detail::Handle<tf_tensor_file, tf_tensor_file_close> handle_;
+};
+
+class Session {
+public:
+  explicit Session(const Artifact &artifact) {
+    tf_session *handle = nullptr;
+    check(tf_session_create(artifact.get(), &handle));
+    handle_ = detail::Handle<tf_session, tf_session_destroy>(handle);
+  }
+
+  tf_session *get() const { return handle_.get(); }
+
+  void initParameters(uint64_t seed) {
+    check(tf_session_init_parameters(get(), seed));
+  }
+  void loadParameters(const std::string &path) {
+    check(tf_session_load_parameters(get(), path.c_str()));
+  }
+  void saveParameters(const std::string &path) {
+    check(tf_session_save_parameters(get(), path.c_str()));
+  }
+  tf_tensor parameter(const std::string &name) {
+    tf_tensor view;
+    check(tf_session_parameter(get(), name.c_str(), &view));
+    return view;
+  }
+
+  tf_tensor state(const std::string &name) {
+    tf_tensor view;
+    check(tf_session_state(get(), name.c_str(), &view));
+    return view;
+  }
+  /// The updates taken so far.
+  int64_t step() const { return tf_session_step(get()); }
+
+  /// One optimizer step on a batch (the session supplies "step").
+  tf_train_result trainStep(const std::vector<tf_named_tensor> &inputs) {
+    tf_train_result result;
+    check(tf_session_train_step(get(), inputs.data(),
+                                static_cast<int32_t>(inputs.size()), &result));
+    return result;
+  }
+
+  void saveCheckpoint(const std::string &path,
+                      const std::map<std::string, std::string> &metadata = {}) {
+    std::vector<tf_key_value> entries;
+    for (const auto &[key, value] : metadata)
+      entries.push_back({key.c_str(), value.c_str()});
+    check(tf_session_save_checkpoint(get(), path.c_str(), entries.data(),
+                                     static_cast<int32_t>(entries.size())));
+  }
+  void loadCheckpoint(const TensorFile &checkpoint) {
+    check(tf_session_load_checkpoint(get(), checkpoint.get()));
+  }
+  /// Reads and loads a checkpoint; the file gives its metadata back.
+  TensorFile loadCheckpoint(const std::string &path) {
+    TensorFile checkpoint = TensorFile::read(path);
+    loadCheckpoint(checkpoint);
+    return checkpoint;
+  }
+
+  /// Runs `entry`; the outputs view the session's buffers (see
+  /// tf_session_run).
+  std::vector<tf_named_tensor> run(const std::string &entry,
+                                   const std::vector<tf_named_tensor> &inputs) {
+    const tf_artifact *artifact = tf_session_artifact(get());
+    int32_t index = -1;
+    check(tf_artifact_find_entry_point(artifact, entry.c_str(), &index));
+    std::vector<tf_named_tensor> outputs(
+        tf_entry_point_num_outputs(artifact, index));
+    check(tf_session_run(get(), entry.c_str(), inputs.data(),
+                         static_cast<int32_t>(inputs.size()), outputs.data(),
+                         static_cast<int32_t>(outputs.size())));
+    return outputs;
+  }
+
+private:
+  detail::Handle<tf_session, tf_session_destroy> handle_;
 };
 
 } // namespace transfuse

@@ -1,0 +1,31 @@
+//===- Checkpoints.h - What transfuse-train adds to a checkpoint -*- C++
+//-*-===//
+#ifndef TRANSFUSE_TOOLS_TRANSFUSE_TRAIN_CHECKPOINTS_H
+#define TRANSFUSE_TOOLS_TRANSFUSE_TRAIN_CHECKPOINTS_H
+
+#include "transfuse/data.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace transfuse::train {
+
+/// Beside the runtime's (parameters, state, step), what resuming needs to
+/// cut the same batches: where the data was, its seed and its size, and a
+/// word vocabulary (which `transfuse-run --text` also reads).
+struct DataState {
+  data::Position position;
+  uint64_t seed = 0;
+  int64_t trainExamples = 0;
+  std::optional<data::Vocabulary> vocabulary;
+};
+
+std::map<std::string, std::string> toMetadata(const DataState &state);
+/// Reads a checkpoint's DataState; throws std::runtime_error naming the
+/// file and the entry if one is missing or malformed.
+DataState fromMetadata(const TensorFile &checkpoint, const std::string &path);
+
+} // namespace transfuse::train
+
+#endif // TRANSFUSE_TOOLS_TRANSFUSE_TRAIN_CHECKPOINTS_H
