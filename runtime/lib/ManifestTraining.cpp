@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> kOptimizers = {"sgd", "adam", "adamw"};
 const std::vector<std::string> kSchedules = {"constant", "linear_warmup",
-                                             "noam", "cosine"};
+                                             "inverse_sqrt", "cosine"};
 
 /// "a, b or c".
 std::string alternatives(const std::vector<std::string> &words) {

@@ -195,7 +195,7 @@ const BadCase kBadCases[] = {
      [](json &m) { m["training"]["schedule"]["kind"] = "step"; },
      TF_ERROR_UNSUPPORTED,
      "training.schedule.kind: unknown schedule 'step' (expected constant, "
-     "linear_warmup, noam or cosine)"},
+     "linear_warmup, inverse_sqrt or cosine)"},
     {"NoSchedule", [](json &m) { m["training"].erase("schedule"); },
      TF_ERROR_FORMAT, "training: missing field 'schedule'"},
     {"NegativeClip", [](json &m) { m["training"]["clip_grad_norm"] = -1.0; },

@@ -1397,7 +1397,7 @@ _PROPERTIES = {
     "nn.reduce_mean": {"axes", "keep_dims"},
     "nn.reduce_max": {"axes", "keep_dims"},
     "nn.triangular_mask": {"diagonal"},
-    "nn.dropout": {"rate"},
+    "nn.dropout": {"rate", "stream"},
     "nn.attention": {"scale", "causal", "mask_fill", "dropout", "operandSegmentSizes"},
     "nn.layer_norm": {"axis", "epsilon", "operandSegmentSizes"},
     "nn.fused_matmul": {"transpose_rhs", "activation", "operandSegmentSizes"},

@@ -39,8 +39,9 @@ static cl::list<std::string>
                  cl::desc("Override a named size of the spec (batch, ...)"));
 static cl::opt<std::string>
     compileTo("compile-to", cl::value_desc("phase"),
-              cl::desc("Stop after this phase (import, graph, fuse, plan, "
-                       "codegen; default fuse, or codegen with --target)"));
+              cl::desc("Stop after this phase (import, graph, fuse, autodiff, "
+                       "optimizer, plan, codegen; default fuse, or codegen "
+                       "with --target)"));
 enum class Emit { Mlir, Summary, LLVM, Artifact };
 static cl::opt<Emit> emit(
     "emit",
@@ -61,6 +62,10 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     outputPath("o", cl::init("-"), cl::value_desc("file"),
                cl::desc("Output file (default stdout)"));
+static cl::opt<bool> inferenceOnly(
+    "inference-only",
+    cl::desc("Leave out the training entry points (loss_and_grads, "
+             "train_step): a smaller artifact, compiled faster"));
 static cl::opt<std::string> dumpPhasesTo(
     "dump-phases-to", cl::value_desc("dir"),
     cl::desc("Write the IR after every phase to DIR/NN-PHASE.mlir"));
@@ -167,6 +172,9 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   auto module = transfuse::importSpec(&context, **spec, &layers);
   if (failed(module))
     return failure();
+  // Without its training settings the model has nothing to differentiate.
+  if (inferenceOnly)
+    (**module)->removeAttr("nn.training");
 
   if (!dumpPhasesTo.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(dumpPhasesTo)) {
@@ -176,8 +184,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
   transfuse::ArtifactInfo artifact;
   auto afterPhase = [&](transfuse::Phase phase, ModuleOp op) -> LogicalResult {
-    // The artifact describes the model as the fuse phase leaves it.
-    if (phase == transfuse::Phase::Fuse && generatesCode) {
+    // The artifact describes the model as the last nn phase leaves it.
+    if (phase == transfuse::Phase::Optimizer && generatesCode) {
       FailureOr<transfuse::ArtifactInfo> info = transfuse::describeArtifact(op);
       if (failed(info))
         return failure();

@@ -61,6 +61,53 @@ static FailureOr<TensorInfo> describeValue(Location loc, StringAttr name,
                     std::nullopt};
 }
 
+/// An attribute of nn.training as JSON: numbers, strings, booleans and
+/// dictionaries of them.
+static llvm::json::Value toJson(Attribute attr) {
+  if (auto real = dyn_cast<FloatAttr>(attr))
+    return real.getValueAsDouble();
+  if (auto boolean = dyn_cast<BoolAttr>(attr))
+    return boolean.getValue();
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getInt();
+  if (auto text = dyn_cast<StringAttr>(attr))
+    return text.str();
+  llvm::json::Object object;
+  if (auto dictionary = dyn_cast<DictionaryAttr>(attr))
+    for (NamedAttribute field : dictionary)
+      object[field.getName().str()] = toJson(field.getValue());
+  return object;
+}
+
+/// The `training` object of a module that has a train_step: its settings,
+/// which arguments are data and which labels, and the loss.
+static std::optional<llvm::json::Object> describeTraining(ModuleOp module) {
+  auto settings = module->getAttrOfType<DictionaryAttr>("nn.training");
+  auto forward = module.lookupSymbol<func::FuncOp>("forward");
+  auto loss = module.lookupSymbol<func::FuncOp>("loss");
+  if (!settings || !forward || !loss ||
+      !module.lookupSymbol<func::FuncOp>("train_step"))
+    return std::nullopt;
+  llvm::json::Object training = *toJson(settings).getAsObject();
+  llvm::json::Array inputs, labels;
+  for (unsigned i = 0; i < loss.getNumArguments(); ++i) {
+    auto name = loss.getArgAttrOfType<StringAttr>(i, "nn.name");
+    (i < forward.getNumArguments() ? inputs : labels).push_back(name.str());
+  }
+  training["inputs"] = std::move(inputs);
+  training["labels"] = std::move(labels);
+  loss.walk([&](Operation *op) {
+    if (auto ce = dyn_cast<nn::CrossEntropyOp>(op)) {
+      training["loss"] = "cross_entropy";
+      training["ignore_index"] = static_cast<int64_t>(ce.getIgnoreIndex());
+    } else if (auto nll = dyn_cast<nn::NllLossOp>(op)) {
+      training["loss"] = "nll_loss";
+      training["ignore_index"] = static_cast<int64_t>(nll.getIgnoreIndex());
+    }
+  });
+  return training;
+}
+
 FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
   ArtifactInfo info;
   if (auto model = module->getAttrOfType<StringAttr>("nn.model"))
@@ -73,11 +120,20 @@ FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
         nn::stringifyInitKind(init.getKind()).str(),
         init.getA().convertToDouble(), init.getB().convertToDouble()});
   }
-  for (StringRef name : {"forward", "loss"}) {
+  for (auto state : module.getOps<nn::StateOp>()) {
+    auto type = cast<RankedTensorType>(state.getType());
+    info.state.push_back(
+        TensorInfo{state.getSymName().str(), dtypeName(type.getElementType()),
+                   llvm::to_vector(type.getShape()), std::nullopt});
+  }
+  for (StringRef name : {"forward", "loss", "loss_and_grads", "train_step"}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func)
       continue;
-    EntryPointInfo entry{name.str(), {}, {}};
+    EntryPointInfo entry{name.str(), {}, {}, {}};
+    if (name == "train_step")
+      for (const TensorInfo &state : info.state)
+        entry.state.push_back(state.name);
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       FailureOr<TensorInfo> input = describeValue(
           func.getLoc(), func.getArgAttrOfType<StringAttr>(i, "nn.name"), type);
@@ -102,6 +158,7 @@ FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
   }
   if (info.entryPoints.empty())
     return emitError(module.getLoc()) << "the module has no @forward";
+  info.training = describeTraining(module);
   return info;
 }
 
@@ -144,6 +201,13 @@ std::string renderManifest(const ArtifactInfo &info) {
           });
         });
     });
+    if (info.training) {
+      json.attribute("training", llvm::json::Object(*info.training));
+      json.attributeArray("state", [&] {
+        for (const TensorInfo &state : info.state)
+          writeTensor(json, state);
+      });
+    }
     json.attributeArray("entry_points", [&] {
       for (const EntryPointInfo &entry : info.entryPoints)
         json.object([&] {
@@ -153,6 +217,11 @@ std::string renderManifest(const ArtifactInfo &info) {
             for (const ParameterInfo &parameter : info.parameters)
               json.value(parameter.name);
           });
+          if (!entry.state.empty() || entry.name == "train_step")
+            json.attributeArray("state", [&] {
+              for (const std::string &name : entry.state)
+                json.value(name);
+            });
           json.attributeArray("inputs", [&] {
             for (const TensorInfo &input : entry.inputs)
               writeTensor(json, input);

@@ -55,7 +55,8 @@ LogicalResult checkRate(const LayerSite &site, StringRef kind, double rate) {
 Value dropout(OpBuilder &b, Location loc, Value x, double rate) {
   if (rate == 0.0)
     return x;
-  return nn::DropoutOp::create(b, loc, x, b.getF64FloatAttr(rate));
+  return nn::DropoutOp::create(b, loc, x, /*seed=*/Value(),
+                               b.getF64FloatAttr(rate));
 }
 
 FailureOr<SmallVector<Value>> single(FailureOr<Value> value) {

@@ -13,8 +13,9 @@ using namespace mlir;
 
 namespace transfuse {
 
-static constexpr Phase kPhases[] = {Phase::Import, Phase::Graph, Phase::Fuse,
-                                    Phase::Plan, Phase::Codegen};
+static constexpr Phase kPhases[] = {
+    Phase::Import,    Phase::Graph, Phase::Fuse,   Phase::Autodiff,
+    Phase::Optimizer, Phase::Plan,  Phase::Codegen};
 
 ArrayRef<Phase> allPhases() { return kPhases; }
 
@@ -26,6 +27,10 @@ StringRef phaseName(Phase phase) {
     return "graph";
   case Phase::Fuse:
     return "fuse";
+  case Phase::Autodiff:
+    return "autodiff";
+  case Phase::Optimizer:
+    return "optimizer";
   case Phase::Plan:
     return "plan";
   case Phase::Codegen:
@@ -49,7 +54,7 @@ static constexpr int kMaxFuseRounds = 4;
 /// runtime's GEMM.
 static constexpr llvm::StringLiteral kPlanPipeline =
     "nn-externalize-parameters, convert-nn-to-linalg, canonicalize, "
-    "nn-fuse-elementwise-loops, canonicalize, cse, "
+    "nn-fuse-elementwise-loops, canonicalize, cse, eliminate-empty-tensors, "
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
@@ -76,8 +81,25 @@ static void addPipeline(PassManager &pm, llvm::StringRef pipeline) {
     llvm::report_fatal_error("the built-in pass pipeline does not parse");
 }
 
-/// The passes of one phase after import, run once (or, for fuse, per round).
-static void addPhasePasses(Phase phase, PassManager &pm) {
+/// The fusion passes. Each sees the canonical form the previous one
+/// leaves: fused ops expose new shape-op chains for the canonicalizer to
+/// fold.
+static void addFusionPasses(PassManager &pm) {
+  pm.addPass(createFuseAttention());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFuseLayerNorm());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFuseQKVProjections());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFuseMatmulEpilogue());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// The passes of one phase after import, run once (or, for fuse, per
+/// round). The training phases do nothing for a model without a loss.
+static void addPhasePasses(Phase phase, ModuleOp module, PassManager &pm) {
+  bool trains = module.lookupSymbol("loss") && module->hasAttr("nn.training");
   switch (phase) {
   case Phase::Import:
     break;
@@ -86,15 +108,20 @@ static void addPhasePasses(Phase phase, PassManager &pm) {
     pm.addPass(createCSEPass());
     break;
   case Phase::Fuse:
-    // Each pass sees the canonical form the previous one leaves: fused ops
-    // expose new shape-op chains for the canonicalizer to fold.
-    pm.addPass(createFuseAttention());
+    addFusionPasses(pm);
+    break;
+  case Phase::Autodiff:
+    if (!trains)
+      break;
+    pm.addPass(createAutodiff());
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createFuseLayerNorm());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createFuseQKVProjections());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createFuseMatmulEpilogue());
+    pm.addPass(createCSEPass());
+    addFusionPasses(pm);
+    break;
+  case Phase::Optimizer:
+    if (!trains)
+      break;
+    pm.addPass(createOptimizer());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     break;
@@ -117,7 +144,7 @@ static LogicalResult runPhase(Phase phase, ModuleOp module,
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     pm.enableTiming(timing);
-    addPhasePasses(phase, pm);
+    addPhasePasses(phase, module, pm);
     OperationFingerPrint before(module);
     if (failed(pm.run(module)))
       return failure();

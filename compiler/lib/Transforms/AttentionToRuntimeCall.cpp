@@ -1,7 +1,10 @@
-//===- AttentionToRuntimeCall.cpp - nn.attention_into to the kernel ------===//
+//===- AttentionToRuntimeCall.cpp - Attention ops to the runtime kernels --===//
 //
-// Bufferized attention runs on the runtime's fused kernel,
-// tfrt_attention_f32, which takes every operand as a pointer and strides.
+// Bufferized attention runs on the runtime's fused kernels:
+// tfrt_attention_f32 for nn.attention_into, and the training pair
+// tfrt_attention_stats_f32 and tfrt_attention_backward_f32 for
+// nn.attention_stats_into and nn.attention_grad_into. Each takes every
+// operand as a pointer and strides.
 // That lets the head-splitting transposes around attention become views:
 // a buffer written only by a transpose and read only by the kernel is
 // replaced by a transposed view of the transpose's source, and the kernel
@@ -19,6 +22,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <type_traits>
+
 namespace transfuse {
 #define GEN_PASS_DEF_ATTENTIONTORUNTIMECALL
 #include "transfuse/Transforms/Passes.h.inc"
@@ -26,11 +31,16 @@ namespace transfuse {
 
 using namespace mlir;
 using namespace transfuse::buffers;
+using transfuse::nn::AttentionGradIntoOp;
 using transfuse::nn::AttentionIntoOp;
+using transfuse::nn::AttentionStatsIntoOp;
 
 namespace {
 
 constexpr llvm::StringLiteral kAttention = "tfrt_attention_f32";
+constexpr llvm::StringLiteral kAttentionStats = "tfrt_attention_stats_f32";
+constexpr llvm::StringLiteral kAttentionBackward =
+    "tfrt_attention_backward_f32";
 constexpr int64_t kRank = 4;
 
 /// A transpose that keeps the last dimension, the form the kernel can read
@@ -89,7 +99,7 @@ Operation *firstToucherAfter(Operation *op, const Aliases &aliases) {
 /// reads the transpose's source through a view instead and drops the copy.
 /// Buffers are shared: one-shot bufferization reuses a buffer for the same
 /// transpose in every layer.
-void absorbInputTranspose(AttentionIntoOp op, OpOperand &operand) {
+void absorbInputTranspose(Operation *op, OpOperand &operand) {
   Value buffer = operand.get();
   auto alloc = buffer.getDefiningOp<memref::AllocOp>();
   if (!alloc || llvm::count(op->getOperands(), buffer) != 1)
@@ -108,7 +118,7 @@ void absorbInputTranspose(AttentionIntoOp op, OpOperand &operand) {
     return;
   OpBuilder b(op);
   operand.set(
-      transposedView(b, op.getLoc(), source, transpose.getPermutation()));
+      transposedView(b, op->getLoc(), source, transpose.getPermutation()));
   transpose.erase();
   if (alloc->use_empty())
     alloc.erase();
@@ -157,8 +167,9 @@ void absorbOutputTranspose(AttentionIntoOp op) {
   alloc.erase();
 }
 
-func::FuncOp declareKernel(ModuleOp module) {
-  MLIRContext *context = module.getContext();
+/// The kernels' leading arguments: the sizes, q, k and v, the mask, then
+/// scale, causal and fill.
+SmallVector<Type> commonArgumentTypes(MLIRContext *context) {
   Type i64 = IntegerType::get(context, 64), i32 = IntegerType::get(context, 32);
   Type f32 = Float32Type::get(context);
   Type ptr = LLVM::LLVMPointerType::get(context);
@@ -167,8 +178,34 @@ func::FuncOp declareKernel(ModuleOp module) {
     arguments.append({ptr, i64, i64, i64});
   arguments.append({ptr, i32, i64, i64, i64, i64}); // the mask
   arguments.append({f32, i32, f32});                // scale, causal, fill
-  arguments.append({ptr, i64, i64, i64});           // out
-  return declareRuntimeFunction(module, kAttention,
+  return arguments;
+}
+
+/// The kernel `name` of `op`'s kind, declared once per module.
+template <typename OpT> func::FuncOp declareKernel(ModuleOp module, OpT) {
+  MLIRContext *context = module.getContext();
+  Type i64 = IntegerType::get(context, 64), f32 = Float32Type::get(context);
+  Type ptr = LLVM::LLVMPointerType::get(context);
+  SmallVector<Type> arguments = commonArgumentTypes(context);
+  SmallVector<Type> tensor = {ptr, i64, i64, i64};
+  SmallVector<Type> dropout = {f32, i64, i64}; // rate, seed, stream
+  StringRef name = kAttention;
+  if constexpr (std::is_same_v<OpT, AttentionIntoOp>) {
+    arguments.append(tensor); // out
+  } else if constexpr (std::is_same_v<OpT, AttentionStatsIntoOp>) {
+    name = kAttentionStats;
+    arguments.append(tensor); // out
+    arguments.push_back(ptr); // lse
+    arguments.append(dropout);
+  } else {
+    name = kAttentionBackward;
+    arguments.append(tensor);   // out
+    arguments.push_back(ptr);   // lse
+    for (int i = 0; i < 4; ++i) // grad_out, grad_q, grad_k, grad_v
+      arguments.append(tensor);
+    arguments.append(dropout);
+  }
+  return declareRuntimeFunction(module, name,
                                 FunctionType::get(context, arguments, {}));
 }
 
@@ -190,60 +227,42 @@ bool hasContiguousLastDim(Value memref) {
          strides.back() == 1;
 }
 
-LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
-  SmallVector<Value> tensors = {op.getQuery(), op.getKey(), op.getValue(),
-                                op.getOut()};
-  for (Value value : tensors) {
-    auto type = cast<MemRefType>(value.getType());
-    if (!type.getElementType().isF32() || type.getRank() != kRank)
-      return op.emitOpError("the runtime kernel takes rank-4 f32 buffers, "
-                            "got ")
-             << type;
-    if (!hasContiguousLastDim(value))
-      return op.emitOpError("the runtime kernel needs a contiguous last "
-                            "dimension, got ")
-             << type;
-  }
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto i64 = [&](int64_t v) -> Value {
+/// The argument list of one kernel call, built in the kernel's order.
+class KernelCall {
+public:
+  KernelCall(Operation *op) : b(op), loc(op->getLoc()) {}
+
+  Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
-  };
-  auto i32 = [&](int32_t v) -> Value {
+  }
+  Value i32(int32_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  };
-  auto f32 = [&](double v) -> Value {
+  }
+  Value f32(double v) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  };
-  auto shapeOf = [](Value v) {
-    return cast<MemRefType>(v.getType()).getShape();
-  };
-  ArrayRef<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
-                    v = shapeOf(op.getValue());
-  SmallVector<Value> arguments = {i64(q[0]), i64(q[1]), i64(q[2]),
-                                  i64(k[2]), i64(q[3]), i64(v[3])};
-  auto appendTensor = [&](Value memref) {
+  }
+
+  /// A rank-4 tensor: its first element and its three outer strides.
+  void tensor(Value memref) {
     arguments.push_back(pointerOf(b, loc, memref));
     SmallVector<Value> strides = stridesOf(b, loc, memref);
     arguments.append(strides.begin(), strides.begin() + kRank - 1);
-  };
-  appendTensor(op.getQuery());
-  appendTensor(op.getKey());
-  appendTensor(op.getValue());
+  }
 
-  // The mask broadcasts to [b, h, sq, sk]: its dims align right, and a
-  // missing or size-1 dim repeats (stride 0).
-  Value mask = op.getMask();
-  if (!mask) {
-    arguments.push_back(LLVM::ZeroOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext())));
-    arguments.push_back(i32(0));
-    arguments.append(kRank, i64(0));
-  } else {
+  /// The mask broadcasts to [b, h, sq, sk]: its dims align right, and a
+  /// missing or size-1 dim repeats (stride 0).
+  LogicalResult mask(Operation *op, Value mask) {
+    if (!mask) {
+      arguments.push_back(LLVM::ZeroOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext())));
+      arguments.push_back(i32(0));
+      arguments.append(kRank, i64(0));
+      return success();
+    }
     auto type = cast<MemRefType>(mask.getType());
     bool bytes = type.getElementType().isInteger(1);
     if (!bytes && !type.getElementType().isF32())
-      return op.emitOpError("the runtime kernel takes an i1 or f32 mask, got ")
+      return op->emitOpError("the runtime kernel takes an i1 or f32 mask, got ")
              << type;
     arguments.push_back(pointerOf(b, loc, mask));
     arguments.push_back(i32(bytes ? 1 : 2));
@@ -254,13 +273,125 @@ LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
       bool repeats = own < 0 || type.getDimSize(own) == 1;
       arguments.push_back(repeats ? i64(0) : strides[own]);
     }
+    return success();
   }
-  double fill = op.getHiddenScoreFill();
-  arguments.append({f32(op.getScale().convertToDouble()),
-                    i32(op.getCausal() ? 1 : 0), f32(fill)});
-  appendTensor(op.getOut());
-  func::CallOp::create(b, loc, kernel, arguments);
+
+  /// The sizes, q, k, v, the mask, scale, causal and fill of `op`.
+  template <typename OpT> LogicalResult common(OpT op) {
+    auto shapeOf = [](Value v) {
+      return cast<MemRefType>(v.getType()).getShape();
+    };
+    ArrayRef<int64_t> q = shapeOf(op.getQuery()), k = shapeOf(op.getKey()),
+                      v = shapeOf(op.getValue());
+    arguments.append(
+        {i64(q[0]), i64(q[1]), i64(q[2]), i64(k[2]), i64(q[3]), i64(v[3])});
+    tensor(op.getQuery());
+    tensor(op.getKey());
+    tensor(op.getValue());
+    if (failed(mask(op, op.getMask())))
+      return failure();
+    arguments.append({f32(op.getScale().convertToDouble()),
+                      i32(op.getCausal() ? 1 : 0),
+                      f32(op.getHiddenScoreFill())});
+    return success();
+  }
+
+  /// Dropout's rate, the seed loaded from its buffer, and the stream.
+  void dropout(double rate, Value seed, int64_t stream) {
+    arguments.append(
+        {f32(rate), memref::LoadOp::create(b, loc, seed), i64(stream)});
+  }
+
+  void emit(func::FuncOp kernel) {
+    func::CallOp::create(b, loc, kernel, arguments);
+  }
+
+  OpBuilder b;
+  Location loc;
+  SmallVector<Value> arguments;
+};
+
+/// The rank-4 f32 buffers with a contiguous last dimension the kernels
+/// take.
+LogicalResult checkTensors(Operation *op, ArrayRef<Value> tensors) {
+  for (Value value : tensors) {
+    auto type = cast<MemRefType>(value.getType());
+    if (!type.getElementType().isF32() || type.getRank() != kRank)
+      return op->emitOpError("the runtime kernel takes rank-4 f32 buffers, "
+                             "got ")
+             << type;
+    if (!hasContiguousLastDim(value))
+      return op->emitOpError("the runtime kernel needs a contiguous last "
+                             "dimension, got ")
+             << type;
+  }
+  return success();
+}
+
+LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
+  if (failed(checkTensors(
+          op, {op.getQuery(), op.getKey(), op.getValue(), op.getOut()})))
+    return failure();
+  KernelCall call(op);
+  if (failed(call.common(op)))
+    return failure();
+  call.tensor(op.getOut());
+  call.emit(kernel);
   op.erase();
+  return success();
+}
+
+LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel) {
+  if (failed(checkTensors(
+          op, {op.getQuery(), op.getKey(), op.getValue(), op.getOut()})))
+    return failure();
+  KernelCall call(op);
+  if (failed(call.common(op)))
+    return failure();
+  call.tensor(op.getOut());
+  call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
+  call.dropout(op.getDropout().convertToDouble(), op.getSeed(), op.getStream());
+  call.emit(kernel);
+  op.erase();
+  return success();
+}
+
+LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel) {
+  if (failed(checkTensors(op, {op.getQuery(), op.getKey(), op.getValue(),
+                               op.getOut(), op.getGrad(), op.getGradQuery(),
+                               op.getGradKey(), op.getGradValue()})))
+    return failure();
+  KernelCall call(op);
+  if (failed(call.common(op)))
+    return failure();
+  call.tensor(op.getOut());
+  call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
+  for (Value tensor :
+       {op.getGrad(), op.getGradQuery(), op.getGradKey(), op.getGradValue()})
+    call.tensor(tensor);
+  call.dropout(op.getDropout().convertToDouble(), op.getSeed(), op.getStream());
+  call.emit(kernel);
+  op.erase();
+  return success();
+}
+
+/// Lowers every `OpT` of `module` to its kernel, reading q, k and v through
+/// views of the transposes that filled them where it can.
+template <typename OpT> LogicalResult lowerAll(ModuleOp module) {
+  SmallVector<OpT> ops;
+  module.walk([&](OpT op) { ops.push_back(op); });
+  if (ops.empty())
+    return success();
+  func::FuncOp kernel = declareKernel(module, ops.front());
+  for (OpT op : ops) {
+    for (OpOperand *operand :
+         {&op.getQueryMutable(), &op.getKeyMutable(), &op.getValueMutable()})
+      absorbInputTranspose(op, *operand);
+    if constexpr (std::is_same_v<OpT, AttentionIntoOp>)
+      absorbOutputTranspose(op);
+    if (failed(lower(op, kernel)))
+      return failure();
+  }
   return success();
 }
 
@@ -268,19 +399,10 @@ struct AttentionToRuntimeCallPass
     : transfuse::impl::AttentionToRuntimeCallBase<AttentionToRuntimeCallPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<AttentionIntoOp> ops;
-    module.walk([&](AttentionIntoOp op) { ops.push_back(op); });
-    if (ops.empty())
-      return;
-    func::FuncOp kernel = declareKernel(module);
-    for (AttentionIntoOp op : ops) {
-      for (OpOperand *operand :
-           {&op.getQueryMutable(), &op.getKeyMutable(), &op.getValueMutable()})
-        absorbInputTranspose(op, *operand);
-      absorbOutputTranspose(op);
-      if (failed(lower(op, kernel)))
-        return signalPassFailure();
-    }
+    if (failed(lowerAll<AttentionIntoOp>(module)) ||
+        failed(lowerAll<AttentionStatsIntoOp>(module)) ||
+        failed(lowerAll<AttentionGradIntoOp>(module)))
+      signalPassFailure();
   }
 };
 

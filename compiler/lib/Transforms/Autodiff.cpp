@@ -62,6 +62,63 @@ FailureOr<SmallVector<Value>> inlineBody(OpBuilder &b, ModuleOp module,
   return callee.emitOpError("has no return");
 }
 
+/// Switches the forward pass in `function` to training: every dropout with
+/// a nonzero rate draws its mask from a `dropout_seed` argument (appended
+/// when there is one) and a stream of its own, and every nn.attention
+/// becomes nn.attention_stats, which keeps the row statistics its backward
+/// reuses.
+void enterTrainingMode(func::FuncOp function) {
+  SmallVector<nn::DropoutOp> dropouts;
+  SmallVector<nn::AttentionOp> attentions;
+  bool drops = false;
+  function.walk([&](Operation *op) {
+    if (auto dropout = dyn_cast<nn::DropoutOp>(op);
+        dropout && !dropout.getSeed() && !dropout.getRate().isZero()) {
+      dropouts.push_back(dropout);
+      drops = true;
+    }
+    if (auto attention = dyn_cast<nn::AttentionOp>(op)) {
+      attentions.push_back(attention);
+      drops |= !attention.getDropout().isZero();
+    }
+  });
+  OpBuilder b(function.getContext());
+  Location loc = function.getLoc();
+  Value seed;
+  if (drops) {
+    unsigned index = function.getNumArguments();
+    auto type = RankedTensorType::get({}, b.getI64Type());
+    (void)function.insertArgument(
+        index, type,
+        b.getDictionaryAttr(
+            b.getNamedAttr("nn.name", b.getStringAttr("dropout_seed"))),
+        loc);
+    seed = function.getArgument(index);
+  }
+  int64_t stream = 0;
+  for (nn::DropoutOp dropout : dropouts) {
+    dropout.getSeedMutable().assign(seed);
+    dropout.setStream(++stream);
+  }
+  for (nn::AttentionOp attention : attentions) {
+    b.setInsertionPoint(attention);
+    Value key = seed;
+    if (attention.getDropout().isZero())
+      key = arith::ConstantOp::create(
+          b, attention.getLoc(),
+          DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                 b.getI64IntegerAttr(0).getValue()));
+    auto stats = nn::AttentionStatsOp::create(
+        b, attention.getLoc(), attention.getQuery(), attention.getKey(),
+        attention.getValue(), attention.getMask(), key,
+        attention.getScaleAttr(), attention.getCausalAttr(),
+        attention.getMaskFillAttr(), attention.getDropoutAttr(),
+        b.getI64IntegerAttr(++stream));
+    attention.replaceAllUsesWith(stats.getResult());
+    attention.erase();
+  }
+}
+
 Value splat(OpBuilder &b, Location loc, Type type, double value) {
   auto tensor = cast<RankedTensorType>(type);
   auto element = b.getFloatAttr(tensor.getElementType(), value);
@@ -105,8 +162,12 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
     if (ArrayAttr argAttrs = loss.getAllArgAttrs())
       function.setAllArgAttrs(argAttrs);
     function.setResultAttr(0, "nn.name", b.getStringAttr("loss"));
-    for (auto [i, parameter] : llvm::enumerate(parameters))
+    for (auto [i, parameter] : llvm::enumerate(parameters)) {
       function.setResultAttr(i + 1, "nn.grad", parameter.getSymNameAttr());
+      function.setResultAttr(
+          i + 1, "nn.name",
+          b.getStringAttr("grad." + parameter.getSymName().str()));
+    }
     Block *body = function.addEntryBlock();
     b.setInsertionPointToEnd(body);
 
@@ -115,6 +176,7 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
     if (failed(lossValues))
       return failure();
     Value lossValue = lossValues->front();
+    enterTrainingMode(function);
 
     DenseMap<Value, Value> adjoints;
     adjoints[lossValue] = splat(b, loc, lossValue.getType(), 1.0);
@@ -148,8 +210,9 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
                           DenseMap<Value, Value> &adjoints) {
     SmallVector<Value> resultAdjoints = llvm::map_to_vector(
         op->getResults(), [&](Value r) { return adjoints.lookup(r); });
+    // Ops without operands (parameter reads, constants) end the sweep.
     if (llvm::all_of(resultAdjoints, [](Value v) { return !v; }) ||
-        isa<nn::ParamLoadOp>(op))
+        op->getNumOperands() == 0)
       return success();
     auto rule = dyn_cast<nn::DifferentiableOpInterface>(op);
     if (!rule)

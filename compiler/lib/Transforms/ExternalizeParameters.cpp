@@ -2,11 +2,21 @@
 //
 // Every function gets all of the module's parameters as leading arguments,
 // in declaration order, so that an entry point's buffer list is the same
-// for every function and calls pass the parameters straight through.
+// for every function and calls pass the parameters straight through. A
+// function that reads or writes optimizer state (`nn.state`) gets every
+// state tensor next, in declaration order.
+//
+// A function that stores (`nn.param_store`, the training step) updates
+// those buffers in place: its parameter and state arguments are memrefs,
+// each read once as a `restrict writable` tensor, and each store
+// materializes the new value in that tensor and then in the buffer. One-Shot
+// Bufferize then computes the update straight into the argument where it
+// can (after empty-tensor elimination) and copies where it cannot.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Dialect/NN/NNOps.h"
 #include "transfuse/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace transfuse {
@@ -19,50 +29,143 @@ using namespace transfuse;
 
 namespace {
 
+/// A parameter or a state tensor: what becomes an argument.
+struct Variable {
+  StringAttr name;
+  RankedTensorType type;
+  bool state;
+};
+
+bool usesState(func::FuncOp func, const llvm::StringMap<unsigned> &index,
+               ArrayRef<Variable> variables) {
+  auto isState = [&](StringRef name) {
+    auto it = index.find(name);
+    return it != index.end() && variables[it->second].state;
+  };
+  bool found = false;
+  func.walk([&](Operation *op) {
+    if (auto load = dyn_cast<nn::ParamLoadOp>(op))
+      found |= isState(load.getName());
+    if (auto store = dyn_cast<nn::ParamStoreOp>(op))
+      found |= isState(store.getName());
+  });
+  return found;
+}
+
 struct ExternalizeParametersPass
     : transfuse::impl::ExternalizeParametersBase<ExternalizeParametersPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<nn::ParameterOp> parameters(module.getOps<nn::ParameterOp>());
-    if (parameters.empty())
-      return;
-    SmallVector<Type> types;
-    llvm::StringMap<unsigned> index;
-    for (auto [i, parameter] : llvm::enumerate(parameters)) {
-      types.push_back(parameter.getType());
-      index[parameter.getSymName()] = i;
+    SmallVector<Variable> variables;
+    SmallVector<Operation *> declarations;
+    for (auto parameter : module.getOps<nn::ParameterOp>()) {
+      variables.push_back({parameter.getSymNameAttr(),
+                           parameter.getTensorType(), /*state=*/false});
+      declarations.push_back(parameter);
     }
-    unsigned count = parameters.size();
+    for (auto state : module.getOps<nn::StateOp>()) {
+      variables.push_back({state.getSymNameAttr(),
+                           cast<RankedTensorType>(state.getType()),
+                           /*state=*/true});
+      declarations.push_back(state);
+    }
+    if (variables.empty())
+      return;
+    llvm::StringMap<unsigned> index;
+    for (auto [i, variable] : llvm::enumerate(variables))
+      index[variable.name] = i;
+    unsigned parameterCount =
+        llvm::count_if(variables, [](const Variable &v) { return !v.state; });
+
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      Block &entry = func.getBody().front();
-      SmallVector<unsigned> positions(count, 0);
-      if (failed(func.insertArguments(
-              positions, types,
-              SmallVector<DictionaryAttr>(count, DictionaryAttr()),
-              SmallVector<Location>(count, func.getLoc()))))
+      unsigned count =
+          usesState(func, index, variables) ? variables.size() : parameterCount;
+      bool stores = !func.getOps<nn::ParamStoreOp>().empty();
+      if (failed(addArguments(func, ArrayRef(variables).take_front(count),
+                              stores)) ||
+          failed(replaceAccesses(module, func, index,
+                                 ArrayRef(variables).take_front(count),
+                                 parameterCount, stores)))
         return signalPassFailure();
-      for (auto [i, parameter] : llvm::enumerate(parameters))
-        func.setArgAttr(i, "nn.param", parameter.getSymNameAttr());
-      func.walk([&](nn::ParamLoadOp load) {
-        load.replaceAllUsesWith(entry.getArgument(index[load.getName()]));
-        load.erase();
-      });
-      func.walk([&](func::CallOp call) {
-        // Declarations keep their signature: only calls to functions that
-        // got the parameters pass them on.
-        auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
-        if (!callee || callee.isExternal())
-          return;
-        SmallVector<Value> operands(entry.getArguments().take_front(count));
-        llvm::append_range(operands, call.getOperands());
-        call->setOperands(operands);
-      });
     }
-    // The declarations have served: from here on parameters are buffers.
-    for (nn::ParameterOp parameter : parameters)
-      parameter.erase();
+    // The declarations have served: from here on they are buffers.
+    for (Operation *declaration : declarations)
+      declaration->erase();
+  }
+
+  /// Inserts the leading arguments: tensors, or buffers in a function that
+  /// stores.
+  LogicalResult addArguments(func::FuncOp func, ArrayRef<Variable> variables,
+                             bool stores) {
+    unsigned count = variables.size();
+    SmallVector<Type> types;
+    for (const Variable &variable : variables)
+      types.push_back(
+          stores ? Type(MemRefType::get(variable.type.getShape(),
+                                        variable.type.getElementType()))
+                 : Type(variable.type));
+    if (failed(func.insertArguments(
+            SmallVector<unsigned>(count, 0), types,
+            SmallVector<DictionaryAttr>(count, DictionaryAttr()),
+            SmallVector<Location>(count, func.getLoc()))))
+      return failure();
+    for (auto [i, variable] : llvm::enumerate(variables))
+      func.setArgAttr(i, variable.state ? "nn.state" : "nn.param",
+                      variable.name);
+    return success();
+  }
+
+  LogicalResult replaceAccesses(ModuleOp module, func::FuncOp func,
+                                const llvm::StringMap<unsigned> &index,
+                                ArrayRef<Variable> variables,
+                                unsigned parameterCount, bool stores) {
+    Block &entry = func.getBody().front();
+    SmallVector<Value> values(
+        entry.getArguments().take_front(variables.size()));
+    if (stores) {
+      // One restrict tensor per buffer: bufferization may then write it.
+      OpBuilder b(&entry, entry.begin());
+      for (auto [value, variable] : llvm::zip_equal(values, variables))
+        value = bufferization::ToTensorOp::create(b, func.getLoc(),
+                                                  variable.type, value,
+                                                  /*restrict=*/true,
+                                                  /*writable=*/true);
+    }
+    func.walk([&](nn::ParamLoadOp load) {
+      load.replaceAllUsesWith(values[index.lookup(load.getName())]);
+      load.erase();
+    });
+    func.walk([&](nn::ParamStoreOp store) {
+      unsigned i = index.lookup(store.getName());
+      OpBuilder b(store);
+      auto inTensor = bufferization::MaterializeInDestinationOp::create(
+          b, store.getLoc(), values[i].getType(), store.getValue(), values[i]);
+      auto inBuffer = bufferization::MaterializeInDestinationOp::create(
+          b, store.getLoc(), Type(), inTensor.getResult(),
+          entry.getArgument(i));
+      inBuffer.setWritable(true);
+      store.erase();
+    });
+    WalkResult calls = func.walk([&](func::CallOp call) {
+      // Declarations keep their signature: only calls to functions that
+      // got the parameters pass them on.
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return WalkResult::advance();
+      if (stores) {
+        call.emitOpError("cannot pass the parameters on from a function "
+                         "that stores them");
+        return WalkResult::interrupt();
+      }
+      SmallVector<Value> operands(values.begin(),
+                                  values.begin() + parameterCount);
+      llvm::append_range(operands, call.getOperands());
+      call->setOperands(operands);
+      return WalkResult::advance();
+    });
+    return failure(calls.wasInterrupted());
   }
 };
 

@@ -218,6 +218,9 @@ struct FuseAttentionPattern : OpRewritePattern<nn::MatmulOp> {
     if (auto drop = probs.getDefiningOp<nn::DropoutOp>()) {
       if (!drop->hasOneUse())
         return rewriter.notifyMatchFailure(pv, "dropped probabilities reused");
+      // nn.attention draws no mask: a seeded (training) dropout stays.
+      if (drop.getSeed())
+        return rewriter.notifyMatchFailure(pv, "training-mode dropout");
       dropout = drop.getRate().convertToDouble();
       probs = drop.getInput();
     }

@@ -1,8 +1,7 @@
 //===- BufferizableOpInterfaceImpl.cpp - Bufferizing nn ops ---------------===//
 //
-// `nn.attention` is kept whole through bufferization so that it runs as one
-// fused kernel: it reads its operands in place (whatever their layout) and
-// writes a fresh buffer, like any op that allocates its result.
+// The attention ops are kept whole through bufferization so that each runs
+// as one fused runtime kernel.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Dialect/NN/BufferizableOpInterfaceImpl.h"
 #include "transfuse/Dialect/NN/NNOps.h"
@@ -17,9 +16,19 @@ using namespace mlir::bufferization;
 namespace transfuse::nn {
 namespace {
 
-struct AttentionOpInterface
-    : BufferizableOpInterface::ExternalModel<AttentionOpInterface,
-                                             AttentionOp> {
+/// `into(rewriter, op, operandBuffers, resultBuffers)` builds the
+/// bufferized form of OpT.
+template <typename OpT>
+using IntoBuilder = void (*)(RewriterBase &, OpT, ArrayRef<Value>,
+                             ArrayRef<Value>);
+
+/// An op kept whole for a runtime kernel: it reads its operands in place
+/// (whatever their layout) and writes fresh buffers, like any op that
+/// allocates its results.
+template <typename OpT, IntoBuilder<OpT> into>
+struct KernelOpInterface
+    : BufferizableOpInterface::ExternalModel<KernelOpInterface<OpT, into>,
+                                             OpT> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -34,47 +43,86 @@ struct AttentionOpInterface
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
 
-  FailureOr<BufferLikeType> getBufferType(Operation *op, Value,
+  static MemRefType bufferTypeOf(Value result) {
+    auto type = cast<RankedTensorType>(result.getType());
+    return MemRefType::get(type.getShape(), type.getElementType());
+  }
+
+  FailureOr<BufferLikeType> getBufferType(Operation *, Value value,
                                           const BufferizationOptions &,
                                           const BufferizationState &,
                                           SmallVector<Value> &) const {
-    auto type = cast<RankedTensorType>(cast<AttentionOp>(op).getType());
-    return cast<BufferLikeType>(
-        MemRefType::get(type.getShape(), type.getElementType()));
+    return cast<BufferLikeType>(bufferTypeOf(value));
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto attention = cast<AttentionOp>(op);
-    SmallVector<Value, 4> buffers;
+    SmallVector<Value, 8> operands;
     for (Value operand : op->getOperands()) {
       FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
       if (failed(buffer))
         return failure();
-      buffers.push_back(*buffer);
+      operands.push_back(*buffer);
     }
-    auto type = cast<RankedTensorType>(attention.getType());
-    FailureOr<Value> out = options.createAlloc(
-        rewriter, op->getLoc(),
-        MemRefType::get(type.getShape(), type.getElementType()), {});
-    if (failed(out))
-      return failure();
-    Value mask = attention.getMask() ? buffers[3] : Value();
-    AttentionIntoOp::create(
-        rewriter, op->getLoc(), buffers[0], buffers[1], buffers[2], mask, *out,
-        attention.getScaleAttr(), attention.getCausalAttr(),
-        attention.getMaskFillAttr(), attention.getDropoutAttr());
-    replaceOpWithBufferizedValues(rewriter, op, *out);
+    SmallVector<Value, 3> results;
+    for (Value result : op->getResults()) {
+      FailureOr<Value> buffer =
+          options.createAlloc(rewriter, op->getLoc(), bufferTypeOf(result), {});
+      if (failed(buffer))
+        return failure();
+      results.push_back(*buffer);
+    }
+    into(rewriter, cast<OpT>(op), operands, results);
+    replaceOpWithBufferizedValues(rewriter, op, results);
     return success();
   }
 };
+
+/// The optional mask of an attention op among its operand buffers: the
+/// operand after q, k and v when present.
+Value maskBuffer(Value mask, ArrayRef<Value> operands) {
+  return mask ? operands[3] : Value();
+}
+
+void attentionInto(RewriterBase &rewriter, AttentionOp op,
+                   ArrayRef<Value> operands, ArrayRef<Value> results) {
+  AttentionIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
+                          operands[2], maskBuffer(op.getMask(), operands),
+                          results[0], op.getScaleAttr(), op.getCausalAttr(),
+                          op.getMaskFillAttr(), op.getDropoutAttr());
+}
+
+void attentionStatsInto(RewriterBase &rewriter, AttentionStatsOp op,
+                        ArrayRef<Value> operands, ArrayRef<Value> results) {
+  AttentionStatsIntoOp::create(
+      rewriter, op.getLoc(), operands[0], operands[1], operands[2],
+      maskBuffer(op.getMask(), operands), operands.back(), results[0],
+      results[1], op.getScaleAttr(), op.getCausalAttr(), op.getMaskFillAttr(),
+      op.getDropoutAttr(), op.getStreamAttr());
+}
+
+void attentionGradInto(RewriterBase &rewriter, AttentionGradOp op,
+                       ArrayRef<Value> operands, ArrayRef<Value> results) {
+  // out, lse, grad and seed are the last four operands.
+  ArrayRef<Value> tail = operands.take_back(4);
+  AttentionGradIntoOp::create(
+      rewriter, op.getLoc(), operands[0], operands[1], operands[2],
+      maskBuffer(op.getMask(), operands), tail[0], tail[1], tail[2], tail[3],
+      results[0], results[1], results[2], op.getScaleAttr(), op.getCausalAttr(),
+      op.getMaskFillAttr(), op.getDropoutAttr(), op.getStreamAttr());
+}
 
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, NNDialect *) {
-    AttentionOp::attachInterface<AttentionOpInterface>(*context);
+    AttentionOp::attachInterface<KernelOpInterface<AttentionOp, attentionInto>>(
+        *context);
+    AttentionStatsOp::attachInterface<
+        KernelOpInterface<AttentionStatsOp, attentionStatsInto>>(*context);
+    AttentionGradOp::attachInterface<
+        KernelOpInterface<AttentionGradOp, attentionGradInto>>(*context);
   });
 }
 

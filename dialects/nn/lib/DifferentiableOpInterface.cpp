@@ -14,6 +14,8 @@ void registerDifferentiableOpInterfaceExternalModels(
     gradients::attachShapeGradients(context);
     gradients::attachReductionGradients(context);
     gradients::attachMatmulGradients(context);
+    gradients::attachLayerGradients(context);
+    gradients::attachLossGradients(context);
   });
 }
 

@@ -81,16 +81,34 @@ static LogicalResult inferWith(std::optional<Location> loc, ValueRange values,
 // Parameters
 //===----------------------------------------------------------------------===//
 
+/// Checks that `user` names an nn.parameter or nn.state of `type`.
+static LogicalResult verifyVariableUse(Operation *user, FlatSymbolRefAttr name,
+                                       Type type,
+                                       SymbolTableCollection &symbolTable) {
+  Operation *symbol = symbolTable.lookupNearestSymbolFrom(user, name);
+  Type declared;
+  if (auto parameter = dyn_cast_or_null<ParameterOp>(symbol))
+    declared = parameter.getType();
+  else if (auto state = dyn_cast_or_null<StateOp>(symbol))
+    declared = state.getType();
+  else
+    return user->emitOpError("'")
+           << name.getValue() << "' is not an nn.parameter or nn.state";
+  if (declared != type)
+    return user->emitOpError("type ")
+           << type << " differs from the declared " << declared;
+  return success();
+}
+
 LogicalResult
 ParamLoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto parameter =
-      symbolTable.lookupNearestSymbolFrom<ParameterOp>(*this, getNameAttr());
-  if (!parameter)
-    return emitOpError("'") << getName() << "' is not an nn.parameter";
-  if (parameter.getType() != getType())
-    return emitOpError("type ") << getType() << " differs from the parameter's "
-                                << parameter.getType();
-  return success();
+  return verifyVariableUse(*this, getNameAttr(), getType(), symbolTable);
+}
+
+LogicalResult
+ParamStoreOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyVariableUse(*this, getNameAttr(), getValue().getType(),
+                           symbolTable);
 }
 
 //===----------------------------------------------------------------------===//
@@ -344,6 +362,61 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   if (failed(shape))
     return failure();
   results.push_back(RankedTensorType::get(*shape, in.element(0)));
+  return success();
+}
+
+/// The shape of attention's result for the q, k, v and mask of `op` (an
+/// op with nn.attention's operands and attributes).
+template <typename OpOrAdaptor>
+static FailureOr<Shape> attentionResultOf(std::optional<Location> loc,
+                                          OpOrAdaptor op) {
+  auto typeOf = [](Value value) { return cast<ShapedType>(value.getType()); };
+  return attentionResult(
+      loc, {typeOf(op.getQuery()), typeOf(op.getKey()), typeOf(op.getValue())},
+      op.getMask() ? typeOf(op.getMask()) : nullptr,
+      op.getScale().convertToDouble(), op.getMaskFill(),
+      op.getDropout().convertToDouble());
+}
+
+LogicalResult
+AttentionStatsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  Operands in(
+      ValueRange{adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()});
+  if (!in.valid)
+    return failure();
+  FailureOr<Shape> shape = attentionResultOf(loc, adaptor);
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, in.element(0)));
+  results.push_back(
+      RankedTensorType::get(ArrayRef(*shape).drop_back(), in.element(0)));
+  return success();
+}
+
+LogicalResult
+AttentionGradOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  for (Value value : {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+    results.push_back(value.getType());
+  return success();
+}
+
+LogicalResult AttentionGradOp::verify() {
+  FailureOr<Shape> shape = attentionResultOf(getLoc(), *this);
+  if (failed(shape))
+    return failure();
+  Type element = cast<ShapedType>(getQuery().getType()).getElementType();
+  auto expected = RankedTensorType::get(*shape, element);
+  if (getOut().getType() != expected || getGrad().getType() != expected)
+    return emitOpError("out and grad must be ")
+           << expected << ", got " << getOut().getType() << " and "
+           << getGrad().getType();
+  auto lse = RankedTensorType::get(ArrayRef(*shape).drop_back(), element);
+  if (getLse().getType() != lse)
+    return emitOpError("lse must be ") << lse << ", got " << getLse().getType();
   return success();
 }
 

@@ -80,7 +80,7 @@ nn.parameter @w : tensor<4xf32> init #nn.init<ones>
 // -----
 
 func.func @load_missing() -> tensor<4xf32> {
-  // expected-error @+1 {{'nn.param_load' op 'missing' is not an nn.parameter}}
+  // expected-error @+1 {{'nn.param_load' op 'missing' is not an nn.parameter or nn.state}}
   %0 = nn.param_load @missing : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -88,7 +88,7 @@ func.func @load_missing() -> tensor<4xf32> {
 // -----
 
 func.func @load_function() -> tensor<4xf32> {
-  // expected-error @+1 {{'nn.param_load' op 'load_function' is not an nn.parameter}}
+  // expected-error @+1 {{'nn.param_load' op 'load_function' is not an nn.parameter or nn.state}}
   %0 = nn.param_load @load_function : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -97,7 +97,7 @@ func.func @load_function() -> tensor<4xf32> {
 
 nn.parameter @w : tensor<4x8xf32> init #nn.init<zeros>
 func.func @load_wrong_type() -> tensor<8x4xf32> {
-  // expected-error @+1 {{'nn.param_load' op type 'tensor<8x4xf32>' differs from the parameter's 'tensor<4x8xf32>'}}
+  // expected-error @+1 {{'nn.param_load' op type 'tensor<8x4xf32>' differs from the declared 'tensor<4x8xf32>'}}
   %0 = nn.param_load @w : tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }

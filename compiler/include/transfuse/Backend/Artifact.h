@@ -1,13 +1,14 @@
 //===- Artifact.h - What a .tfm holds and how it is written ---------------===//
 //
 // docs/artifact.md defines the format. The description is taken from the
-// module after the fuse phase, before parameters become arguments.
+// module after the optimizer phase, before parameters become arguments.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_BACKEND_ARTIFACT_H
 #define TRANSFUSE_BACKEND_ARTIFACT_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/JSON.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ struct ParameterInfo {
 
 struct EntryPointInfo {
   std::string name;
+  /// The state tensors it updates in place with the parameters (train_step).
+  std::vector<std::string> state;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
 };
@@ -40,11 +43,15 @@ struct ArtifactInfo {
   std::string target;
   std::string cpu;
   std::vector<ParameterInfo> parameters;
+  /// Optimizer state (zero at first).
+  std::vector<TensorInfo> state;
   std::vector<EntryPointInfo> entryPoints;
+  /// The manifest's `training` object, for a model that trains.
+  std::optional<llvm::json::Object> training;
 };
 
-/// Parameters and the entry points (`forward`, `loss` when present) of a
-/// module in nn form.
+/// Parameters, state and the entry points (`forward`, and `loss`,
+/// `loss_and_grads` and `train_step` when present) of a module in nn form.
 mlir::FailureOr<ArtifactInfo> describeArtifact(mlir::ModuleOp module);
 
 /// The manifest JSON of `info`.

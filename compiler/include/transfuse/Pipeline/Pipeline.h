@@ -22,6 +22,13 @@ enum class Phase {
   /// Attention, layer norm, q/k/v projections and matmul epilogues fused,
   /// with canonicalization in between, to a fixed point.
   Fuse,
+  /// For a model that trains: `loss_and_grads`, the loss and every
+  /// parameter's gradient, built by reverse-mode differentiation, then
+  /// simplified and fused like the forward pass.
+  Autodiff,
+  /// For a model that trains: `train_step`, the gradients clipped and the
+  /// optimizer's update stored in place.
+  Optimizer,
   /// Parameters as arguments, lowered to linalg, elementwise chains fused,
   /// bufferized with results as out-parameters, matmuls on the runtime's
   /// GEMM, buffers freed after their last use.

@@ -204,4 +204,25 @@ def Autodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def Optimizer : Pass<"nn-optimizer", "::mlir::ModuleOp"> {
+  let summary = "Builds train_step: loss, gradients, clipping and the update";
+  let description = [{
+    From `loss_and_grads` and the module's `nn.training` settings, builds
+    `train_step`: the same arguments (the dropout seed derived from the
+    training seed and the step) plus `step`, the 1-based number of the
+    update being taken. It computes the loss and the gradients, their
+    global L2 norm, clips them to `clip_grad_norm` as
+    `torch.nn.utils.clip_grad_norm_` does, takes the learning rate from the
+    schedule, and stores every parameter's update (SGD with momentum and
+    Nesterov, Adam or AdamW, as `torch.optim`) and the optimizer state it
+    keeps (`nn.state`, zero at first) with `nn.param_store`. It returns the
+    loss, the gradient norm before clipping and the learning rate used.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
+    "::transfuse::nn::NNDialect"
+  ];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES

@@ -23,14 +23,15 @@ std::string resolveCPU(const CPUTarget &target) {
 }
 
 /// `int32_t tf_entry_<name>(void **buffers)`: loads each buffer pointer
-/// and calls the bare-pointer function `<name>` (parameters, inputs, then
-/// outputs, as buffer-results-to-out-params leaves them).
+/// and calls the bare-pointer function `<name>` (parameters, state, inputs,
+/// then outputs, as buffer-results-to-out-params leaves them).
 static LogicalResult addEntryWrapper(llvm::Module &module,
                                      const EntryPointInfo &entry,
                                      size_t parameterCount,
                                      std::string &error) {
   llvm::Function *callee = module.getFunction(entry.name);
-  size_t count = parameterCount + entry.inputs.size() + entry.outputs.size();
+  size_t count = parameterCount + entry.state.size() + entry.inputs.size() +
+                 entry.outputs.size();
   if (!callee || callee->arg_size() != count) {
     error = "entry point '" + entry.name + "' has no function of " +
             std::to_string(count) + " buffers";
@@ -59,12 +60,14 @@ emitObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
            llvm::raw_ostream *llvmIR) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  // Argument names served the manifest; LLVM IR has no place for them.
+  // Argument names and roles (nn.name, nn.param, nn.state, nn.grad) served
+  // the manifest; LLVM IR has no place for them.
   module.walk([](LLVM::LLVMFuncOp func) {
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      func.removeArgAttr(i, "nn.param");
-      func.removeArgAttr(i, "nn.name");
-    }
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (DictionaryAttr attrs = func.getArgAttrDict(i))
+        for (NamedAttribute attr : attrs)
+          if (attr.getName().getValue().starts_with("nn."))
+            func.removeArgAttr(i, attr.getName());
   });
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =

@@ -35,9 +35,18 @@ struct ConvertNNToLinalgPass
           return !expandAttention &&
                  cast<RankedTensorType>(op.getType()).getElementType().isF32();
         });
+    // Training attention exists only as the runtime's f32 kernels.
+    target.addDynamicallyLegalOp<transfuse::nn::AttentionStatsOp,
+                                 transfuse::nn::AttentionGradOp>(
+        [](Operation *op) {
+          return cast<RankedTensorType>(op->getOperand(0).getType())
+              .getElementType()
+              .isF32();
+        });
     RewritePatternSet patterns(context);
     transfuse::lowering::populateElementwisePatterns(patterns);
     transfuse::lowering::populateStructuralPatterns(patterns);
+    transfuse::lowering::populateDropoutPatterns(patterns);
     transfuse::lowering::populateComputePatterns(patterns);
     transfuse::lowering::populateLossPatterns(patterns);
     transfuse::lowering::populateGradientPatterns(patterns);

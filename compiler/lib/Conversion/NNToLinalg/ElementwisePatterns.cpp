@@ -58,6 +58,10 @@ NN_ELEMENT(MaskedFillOp,
                                           op.getValue().convertToDouble()),
                                    x[0]))
 NN_ELEMENT(CastOp, buildCast(b, loc, x[0], op.getTo()))
+NN_ELEMENT(GeluGradOp,
+           arith::MulFOp::create(b, loc, x[0],
+                                 buildGeluDerivative(b, loc, x[1],
+                                                     op.getApproximateTanh())))
 #undef NN_ELEMENT
 
 template <>
@@ -84,29 +88,63 @@ Value ElementwisePattern<nn::CompareOp>::element(OpBuilder &b, Location loc,
 
 } // namespace
 
+namespace {
+constexpr double kTanhCubic = 0.044715;
+const double kSqrt2OverPi = std::sqrt(2.0 / M_PI);
+
+/// tanh(sqrt(2/pi) * (x + 0.044715 x^3)), as torch's approximate="tanh".
+Value geluTanh(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType();
+  Value cube =
+      arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
+  Value poly = arith::AddFOp::create(
+      b, loc, x,
+      arith::MulFOp::create(b, loc, scalar(b, loc, type, kTanhCubic), cube));
+  return math::TanhOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, scalar(b, loc, type, kSqrt2OverPi), poly));
+}
+
+/// erf(x / sqrt(2)).
+Value geluErf(OpBuilder &b, Location loc, Value x) {
+  return math::ErfOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, x, scalar(b, loc, x.getType(), M_SQRT1_2)));
+}
+} // namespace
+
 Value buildGelu(OpBuilder &b, Location loc, Value x, bool approximateTanh) {
   Type type = x.getType();
   Value half = scalar(b, loc, type, 0.5), one = scalar(b, loc, type, 1.0);
-  Value inner;
-  if (approximateTanh) {
-    // tanh(sqrt(2/pi) * (x + 0.044715 x^3)), as torch's approximate="tanh".
-    Value cube =
-        arith::MulFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x, x));
-    Value poly = arith::AddFOp::create(
-        b, loc, x,
-        arith::MulFOp::create(b, loc, scalar(b, loc, type, 0.044715), cube));
-    inner = math::TanhOp::create(
-        b, loc,
-        arith::MulFOp::create(
-            b, loc, scalar(b, loc, type, std::sqrt(2.0 / M_PI)), poly));
-  } else {
-    inner = math::ErfOp::create(
-        b, loc,
-        arith::MulFOp::create(b, loc, x, scalar(b, loc, type, M_SQRT1_2)));
-  }
+  Value inner = approximateTanh ? geluTanh(b, loc, x) : geluErf(b, loc, x);
   Value gate = arith::MulFOp::create(b, loc, half,
                                      arith::AddFOp::create(b, loc, one, inner));
   return arith::MulFOp::create(b, loc, x, gate);
+}
+
+Value buildGeluDerivative(OpBuilder &b, Location loc, Value x,
+                          bool approximateTanh) {
+  Type type = x.getType();
+  auto mul = [&](Value l, Value r) -> Value {
+    return arith::MulFOp::create(b, loc, l, r);
+  };
+  auto add = [&](Value l, Value r) -> Value {
+    return arith::AddFOp::create(b, loc, l, r);
+  };
+  auto c = [&](double v) { return scalar(b, loc, type, v); };
+  if (approximateTanh) {
+    // (1 + t) / 2 + x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²) / 2
+    Value t = geluTanh(b, loc, x);
+    Value sech2 = arith::SubFOp::create(b, loc, c(1.0), mul(t, t));
+    Value slope = mul(c(0.5 * kSqrt2OverPi),
+                      add(c(1.0), mul(c(3.0 * kTanhCubic), mul(x, x))));
+    return add(mul(c(0.5), add(c(1.0), t)), mul(mul(x, sech2), slope));
+  }
+  // Φ(x) + x φ(x) = (1 + erf(x/√2)) / 2 + x exp(-x²/2) / √(2π)
+  Value cdf = mul(c(0.5), add(c(1.0), geluErf(b, loc, x)));
+  Value pdf = mul(c(0.5 * M_2_SQRTPI * M_SQRT1_2),
+                  math::ExpOp::create(b, loc, mul(c(-0.5), mul(x, x))));
+  return add(cdf, mul(x, pdf));
 }
 
 Value buildCast(OpBuilder &b, Location loc, Value x, Type to) {
@@ -146,6 +184,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
            ElementwisePattern<nn::LogOp>, ElementwisePattern<nn::SqrtOp>,
            ElementwisePattern<nn::RsqrtOp>, ElementwisePattern<nn::TanhOp>,
            ElementwisePattern<nn::ReluOp>, ElementwisePattern<nn::GeluOp>,
+           ElementwisePattern<nn::GeluGradOp>,
            ElementwisePattern<nn::MaskedFillOp>, ElementwisePattern<nn::CastOp>,
            ElementwisePattern<nn::CompareOp>>(patterns.getContext());
 }

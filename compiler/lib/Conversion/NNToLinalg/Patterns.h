@@ -8,8 +8,10 @@ namespace transfuse::lowering {
 
 /// Elementwise ops (broadcasting), comparisons, masked_fill, cast.
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-/// Reshape, transpose, slice, concat, embedding, constants, dropout.
+/// Reshape, transpose, slice, concat, embedding, constants.
 void populateStructuralPatterns(mlir::RewritePatternSet &patterns);
+/// nn.dropout: the identity without a seed, a Philox mask with one.
+void populateDropoutPatterns(mlir::RewritePatternSet &patterns);
 /// Reductions, softmax, layer norm, matmuls, attention.
 void populateComputePatterns(mlir::RewritePatternSet &patterns);
 
@@ -22,6 +24,9 @@ void populateGradientPatterns(mlir::RewritePatternSet &patterns);
 /// x * Φ(x), with erf or the tanh approximation.
 mlir::Value buildGelu(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       bool approximateTanh);
+/// gelu'(x), the derivative buildGelu's function.
+mlir::Value buildGeluDerivative(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value x, bool approximateTanh);
 /// One element converted to `to` (bool to 0/1, ints, floats).
 mlir::Value buildCast(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       mlir::Type to);

@@ -146,23 +146,12 @@ struct TriangularMaskPattern : OpConversionPattern<nn::TriangularMaskOp> {
   }
 };
 
-/// Inference: dropout keeps everything.
-struct DropoutPattern : OpConversionPattern<nn::DropoutOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(nn::DropoutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adaptor.getInput());
-    return success();
-  }
-};
-
 } // namespace
 
 void populateStructuralPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapePattern, TransposePattern, SlicePattern, ConcatPattern,
-               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern,
-               DropoutPattern>(patterns.getContext());
+               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern>(
+      patterns.getContext());
 }
 
 } // namespace transfuse::lowering

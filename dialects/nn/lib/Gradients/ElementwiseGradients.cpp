@@ -120,6 +120,16 @@ LogicalResult maskedFillRule(MaskedFillOp op, OpBuilder &b, Value dy,
   return success();
 }
 
+/// A float conversion converts its adjoint back; ids and masks have none.
+LogicalResult castRule(CastOp op, OpBuilder &b, Value dy,
+                       SmallVectorImpl<Value> &dx) {
+  Type from = getElementTypeOrSelf(op.getInput().getType());
+  dx.push_back(isa<FloatType>(from)
+                   ? CastOp::create(b, op.getLoc(), dy, TypeAttr::get(from))
+                   : nullptr);
+  return success();
+}
+
 } // namespace
 
 void attachElementwiseGradients(MLIRContext *context) {
@@ -135,6 +145,7 @@ void attachElementwiseGradients(MLIRContext *context) {
   attach<TanhOp, tanhRule>(context);
   attach<ReluOp, reluRule>(context);
   attach<MaskedFillOp, maskedFillRule>(context);
+  attach<CastOp, castRule>(context);
 }
 
 } // namespace transfuse::nn::gradients

@@ -59,6 +59,8 @@ void attachElementwiseGradients(mlir::MLIRContext *context);
 void attachShapeGradients(mlir::MLIRContext *context);
 void attachReductionGradients(mlir::MLIRContext *context);
 void attachMatmulGradients(mlir::MLIRContext *context);
+void attachLayerGradients(mlir::MLIRContext *context);
+void attachLossGradients(mlir::MLIRContext *context);
 
 } // namespace transfuse::nn::gradients
 

@@ -58,8 +58,15 @@ LogicalResult fusedMatmulRule(FusedMatmulOp op, OpBuilder &b, Value dy,
     break;
   }
   case Activation::gelu:
-  case Activation::gelu_tanh:
-    return op.emitOpError("has no gradient rule for a GELU epilogue");
+  case Activation::gelu_tanh: {
+    // GELU's derivative needs its input, which the epilogue never stored:
+    // the product is recomputed without it.
+    Value preActivation = FusedMatmulOp::create(
+        b, loc, op.getLhs(), op.getRhs(), op.getBias(), op.getTransposeRhs());
+    dz = GeluGradOp::create(b, loc, dy, preActivation,
+                            op.getActivation() == Activation::gelu_tanh);
+    break;
+  }
   }
   Value lhs = op.getLhs(), rhs = op.getRhs();
   bool transposed = op.getTransposeRhs();

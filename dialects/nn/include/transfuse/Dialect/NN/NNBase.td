@@ -47,5 +47,10 @@ def NN_AnyTensor : StaticShapeTensorOf<[AnyType]>;
 def NN_FloatMemRef : StaticShapeMemRefOf<[F32, F16, BF16, F64]>;
 def NN_AnyMemRef : StaticShapeMemRefOf<[AnyType]>;
 def NN_ScalarFloatTensor : 0DTensorOf<[F32, F16, BF16, F64]>;
+// A dropout seed: the 64-bit Philox key of one training step.
+def NN_Seed : 0DTensorOf<[I64]>, BuildableType<
+    "::mlir::RankedTensorType::get({}, $_builder.getIntegerType(64))">;
+def NN_SeedMemRef : MemRefRankOf<[I64], [0]>, BuildableType<
+    "::mlir::MemRefType::get({}, $_builder.getIntegerType(64))">;
 
 #endif // TRANSFUSE_NN_BASE

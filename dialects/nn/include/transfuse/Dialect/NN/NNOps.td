@@ -47,6 +47,39 @@ def NN_ParamLoadOp : NN_Op<"param_load", [Pure,
   let assemblyFormat = "$name attr-dict `:` type($result)";
 }
 
+def NN_StateOp : NN_Op<"state", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "Optimizer state: a tensor the training step keeps, zero at first";
+  let description = [{
+    Declares a tensor that `train_step` reads and updates in place across
+    calls, such as Adam's moment estimates. The runtime zero-fills it when
+    the parameters are initialised and saves it in checkpoints.
+
+    ```mlir
+    nn.state @"optimizer.exp_avg.output.weight" : tensor<256x256xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<NN_FloatTensor>:$type);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+}
+
+def NN_ParamStoreOp : NN_Op<"param_store", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Sets the value a parameter or state has after the function";
+  let description = [{
+    `nn.param_load` reads the value at function entry; `nn.param_store`
+    sets the value the parameter (or `nn.state`) holds once the function
+    returns, so loads and stores never race. A function stores each name at
+    most once; bufferization writes the value in place where it can.
+
+    ```mlir
+    nn.param_store %w_new to @"output.weight" : tensor<256x256xf32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$value, FlatSymbolRefAttr:$name);
+  let assemblyFormat = "$value `to` $name attr-dict `:` type($value)";
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//
@@ -283,16 +316,26 @@ def NN_TriangularMaskOp : NN_Op<"triangular_mask", [Pure]> {
   let hasVerifier = 1;
 }
 
-def NN_DropoutOp : NN_Op<"dropout", [Pure, SameOperandsAndResultType,
-                                     InferTypeOpInterface]> {
+def NN_DropoutOp : NN_Op<"dropout", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "Zeroes elements with probability `rate` in training";
   let description = [{
-    Scales kept elements by `1 / (1 - rate)` when training; the identity in
-    inference. `rate` is in [0, 1).
+    Without `seed` (inference) the identity. With it (training), element `e`
+    (its row-major index) is kept when the Philox4x32-10 draw for key
+    `seed` and counter `(e, stream)` is at least `rate`, and kept elements
+    are scaled by `1 / (1 - rate)`; docs/autodiff.md gives the bit-exact
+    rule. The same seed and stream give the same mask, so the backward
+    pass regenerates the mask instead of storing it. `rate` is in [0, 1).
+
+    ```mlir
+    %y = nn.dropout %x seed %s {rate = 0.1 : f64, stream = 3 : i64}
+        : tensor<16x128x256xf32>
+    ```
   }];
-  let arguments = (ins NN_FloatTensor:$input, F64Attr:$rate);
+  let arguments = (ins NN_FloatTensor:$input, Optional<NN_Seed>:$seed,
+                       F64Attr:$rate, DefaultValuedAttr<I64Attr, "0">:$stream);
   let results = (outs NN_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = "$input (`seed` $seed^)? attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
@@ -370,6 +413,131 @@ def NN_AttentionIntoOp : NN_Op<"attention_into"> {
     }
   }];
   let hasVerifier = 1;
+}
+
+def NN_AttentionStatsOp : NN_Op<"attention_stats", [Pure,
+    InferTypeOpAdaptor]> {
+  let summary = "`nn.attention` in training: also each row's log-sum-exp";
+  let description = [{
+    `nn.attention` with the same operands and attributes, and `lse: [b, h,
+    sq]`, the log-sum-exp of each row's scaled, masked scores (before
+    dropout): what `nn.attention_grad` needs to recompute the probabilities
+    without storing them. Dropout on the probabilities draws its mask from
+    `seed` and `stream` (element `((b·h + i)·sq + j)·sk + k` of the
+    probability tensor), as `nn.dropout` does.
+  }];
+  let arguments = (ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                       NN_FloatTensor:$value, Optional<NN_AnyTensor>:$mask,
+                       NN_Seed:$seed, F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout,
+                       DefaultValuedAttr<I64Attr, "0">:$stream);
+  let results = (outs NN_FloatTensor:$result, NN_FloatTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+  }];
+}
+
+def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "Backward of `nn.attention_stats`: dq, dk and dv";
+  let description = [{
+    `out` and `lse` are the forward's results, `grad` the gradient of `out`;
+    the other operands and attributes are the forward's. The probabilities
+    are recomputed tile by tile from `lse` and the dropout mask from `seed`
+    and `stream`, so nothing of size `sq · sk` is stored. Hidden scores
+    pass no gradient; a float mask gets none.
+  }];
+  let arguments = (ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                       NN_FloatTensor:$value, Optional<NN_AnyTensor>:$mask,
+                       NN_FloatTensor:$out, NN_FloatTensor:$lse,
+                       NN_FloatTensor:$grad, NN_Seed:$seed, F64Attr:$scale,
+                       UnitAttr:$causal, OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout,
+                       DefaultValuedAttr<I64Attr, "0">:$stream);
+  let results = (outs NN_FloatTensor:$grad_query, NN_FloatTensor:$grad_key,
+                      NN_FloatTensor:$grad_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `out` $out `lse` $lse `grad`
+    $grad `seed` $seed attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+  }];
+}
+
+def NN_AttentionStatsIntoOp : NN_Op<"attention_stats_into"> {
+  let summary = "`nn.attention_stats` on buffers";
+  let description = [{
+    The bufferized form of `nn.attention_stats`: reads `query`, `key`,
+    `value`, the optional `mask` and `seed`, writes `out` and `lse`.
+    Operands may be strided views whose last dimension is contiguous.
+  }];
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$query,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$key,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$value,
+                       Arg<Optional<NN_AnyMemRef>, "", [MemRead]>:$mask,
+                       Arg<NN_SeedMemRef, "", [MemRead]>:$seed,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$lse,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout,
+                       DefaultValuedAttr<I64Attr, "0">:$stream);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed `into` $out `,`
+    $lse attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+  }];
+}
+
+def NN_AttentionGradIntoOp : NN_Op<"attention_grad_into"> {
+  let summary = "`nn.attention_grad` on buffers";
+  let description = [{
+    The bufferized form of `nn.attention_grad`: writes `grad_query`,
+    `grad_key` and `grad_value`, reads the rest.
+  }];
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$query,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$key,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$value,
+                       Arg<Optional<NN_AnyMemRef>, "", [MemRead]>:$mask,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$out,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$lse,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$grad,
+                       Arg<NN_SeedMemRef, "", [MemRead]>:$seed,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_query,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_key,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_value,
+                       F64Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<F64Attr>:$mask_fill,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dropout,
+                       DefaultValuedAttr<I64Attr, "0">:$stream);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? `out` $out `lse` $lse `grad`
+    $grad `seed` $seed `into` $grad_query `,` $grad_key `,` $grad_value
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+  }];
 }
 
 def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
@@ -467,6 +635,20 @@ def NN_LayerNormGradOp : NN_Op<"layer_norm_grad", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $grad `,` $input `,` $gamma attr-dict `:` functional-type(operands, results)
   }];
+}
+
+def NN_GeluGradOp : NN_Op<"gelu_grad", [Pure,
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "Backward of nn.gelu: grad · gelu'(input)";
+  let description = [{
+    `gelu'(x) = Φ(x) + x φ(x)` for the erf form; for the tanh approximation
+    with `u = √(2/π) (x + 0.044715 x³)` and `t = tanh(u)`,
+    `gelu'(x) = (1 + t) / 2 + x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²) / 2`.
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       UnitAttr:$approximate_tanh);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($input)";
 }
 
 def NN_EmbeddingGradOp : NN_Op<"embedding_grad", [Pure, InferTypeOpAdaptor]> {

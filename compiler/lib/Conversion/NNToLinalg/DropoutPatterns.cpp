@@ -1,0 +1,125 @@
+//===- DropoutPatterns.cpp - nn.dropout with a counter-based mask ---------===//
+//
+// A training-mode dropout draws each element's keep bit from Philox4x32-10
+// (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011)
+// keyed by the step's seed, with the element's row-major index and the
+// op's stream as the counter. The draw depends on nothing but those, so
+// the backward pass regenerates the mask, any tiling or thread count gives
+// the same bits, and the runtime's attention kernels (runtime/lib/Philox.h)
+// agree with this lowering bit for bit.
+//===----------------------------------------------------------------------===//
+#include "Builders.h"
+#include "Patterns.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace transfuse::lowering {
+namespace {
+
+constexpr uint32_t kMultiplier0 = 0xD2511F53, kMultiplier1 = 0xCD9E8D57;
+constexpr uint32_t kWeyl0 = 0x9E3779B9, kWeyl1 = 0xBB67AE85;
+constexpr int kRounds = 10;
+
+/// The first 32-bit word of Philox4x32-10 for `counter` and `key`.
+Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> counter,
+                      std::array<Value, 2> key) {
+  auto constant = [&](uint32_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value m0 = constant(kMultiplier0), m1 = constant(kMultiplier1);
+  Value w0 = constant(kWeyl0), w1 = constant(kWeyl1);
+  for (int round = 0; round < kRounds; ++round) {
+    if (round > 0) {
+      key[0] = arith::AddIOp::create(b, loc, key[0], w0);
+      key[1] = arith::AddIOp::create(b, loc, key[1], w1);
+    }
+    auto p0 = arith::MulUIExtendedOp::create(b, loc, m0, counter[0]);
+    auto p1 = arith::MulUIExtendedOp::create(b, loc, m1, counter[2]);
+    auto xor3 = [&](Value x, Value y, Value z) -> Value {
+      return arith::XOrIOp::create(b, loc, arith::XOrIOp::create(b, loc, x, y),
+                                   z);
+    };
+    counter = {xor3(p1.getHigh(), counter[1], key[0]), p1.getLow(),
+               xor3(p0.getHigh(), counter[3], key[1]), p0.getLow()};
+  }
+  return counter[0];
+}
+
+/// The low and high 32-bit halves of an i64.
+std::array<Value, 2> halves(OpBuilder &b, Location loc, Value value) {
+  Type i32 = b.getI32Type();
+  Value shift = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(32));
+  Value high = arith::ShRUIOp::create(b, loc, value, shift);
+  return {arith::TruncIOp::create(b, loc, i32, value),
+          arith::TruncIOp::create(b, loc, i32, high)};
+}
+
+/// The element's row-major index in `shape`, from the linalg.index ops of
+/// the enclosing generic.
+Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  Value index = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    Value extent = arith::ConstantIndexOp::create(b, loc, size);
+    index = arith::AddIOp::create(b, loc,
+                                  arith::MulIOp::create(b, loc, index, extent),
+                                  linalg::IndexOp::create(b, loc, dim));
+  }
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// Training: x * keep / (1 - rate). Inference (no seed): x.
+struct DropoutPattern : OpConversionPattern<nn::DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double rate = op.getRate().convertToDouble();
+    if (!adaptor.getSeed() || rate == 0.0) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
+    // u = (word >> 8) · 2⁻²⁴ is kept when u >= float(rate): with u exact,
+    // that is word >> 8 >= ceil(float(rate) · 2²⁴).
+    auto threshold = static_cast<uint32_t>(
+        std::ceil(static_cast<double>(static_cast<float>(rate)) * 0x1p24));
+    RankedTensorType type = tensorType(op.getResult());
+    int64_t stream = op.getStream();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), type, {adaptor.getInput(), adaptor.getSeed()},
+        [&](OpBuilder &b, Location loc, ValueRange x) {
+          auto i32 = [&](uint32_t v) -> Value {
+            return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+          };
+          std::array<Value, 2> element =
+              halves(b, loc, linearIndex(b, loc, type.getShape()));
+          std::array<Value, 2> key = halves(b, loc, x[1]);
+          Value word = philoxFirstWord(b, loc,
+                                       {element[0], element[1],
+                                        i32(uint64_t(stream) & 0xffffffff),
+                                        i32(uint64_t(stream) >> 32)},
+                                       key);
+          Value draw = arith::ShRUIOp::create(b, loc, word, i32(8));
+          Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             draw, i32(threshold));
+          Value scaled = arith::MulFOp::create(
+              b, loc, x[0],
+              scalar(b, loc, type.getElementType(), 1.0 / (1.0 - rate)));
+          return arith::SelectOp::create(
+              b, loc, keep, scaled, scalar(b, loc, type.getElementType(), 0.0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDropoutPatterns(RewritePatternSet &patterns) {
+  patterns.add<DropoutPattern>(patterns.getContext());
+}
+
+} // namespace transfuse::lowering
