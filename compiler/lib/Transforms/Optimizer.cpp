@@ -107,6 +107,13 @@ struct Scalars {
     return tensor::FromElementsOp::create(
         b, loc, RankedTensorType::get({}, element), value);
   }
+  /// The constant `v` of `element` as a rank-0 tensor.
+  Value tensorConstant(double v, Type element) {
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, element),
+                               b.getFloatAttr(element, v)));
+  }
   /// The element of a rank-0 tensor.
   Value extract(Value tensor) {
     return tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
@@ -304,7 +311,7 @@ private:
     Location loc = parameter.getLoc();
     Type element = parameter.getTensorType().getElementType();
     auto scalar = [&](Value v) { return s.tensor(v, element); };
-    auto constant = [&](double v) { return scalar(s.f64(v)); };
+    auto constant = [&](double v) { return s.tensorConstant(v, element); };
     auto mul = [&](Value x, Value y) -> Value {
       return nn::MulOp::create(b, loc, x, y);
     };
