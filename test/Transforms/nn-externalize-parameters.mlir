@@ -104,3 +104,42 @@ func.func @forward(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = nn.mul %e, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+// A function that stores (the training step) takes parameters and state as
+// buffers it updates in place: each is read once as a restrict, writable
+// tensor, and each store materializes the new value in that tensor and then
+// in the buffer. State arguments follow the parameters; a function that
+// uses no state gets none.
+// CHECK-LABEL: func.func @apply
+// CHECK-SAME:    (%{{.*}}: tensor<2xf32> {nn.param = "w"}, %{{.*}}: tensor<2xf32> {nn.name = "x"})
+// CHECK-LABEL: func.func @train_step
+// CHECK-SAME:    (%[[W:.*]]: memref<2xf32> {nn.param = "w"}, %[[M:.*]]: memref<2xf32> {nn.state = "optimizer.exp_avg.w"}, %[[X:.*]]: tensor<2xf32> {nn.name = "x"})
+// CHECK-NEXT:    %[[WT:.*]] = bufferization.to_tensor %[[W]] restrict writable
+// CHECK-NEXT:    %[[MT:.*]] = bufferization.to_tensor %[[M]] restrict writable
+// CHECK-NEXT:    %[[MNEW:.*]] = nn.add %[[MT]], %[[X]]
+// CHECK-NEXT:    %[[MR:.*]] = bufferization.materialize_in_destination %[[MNEW]] in %[[MT]] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[MR]] in writable %[[M]] : (tensor<2xf32>, memref<2xf32>) -> ()
+// CHECK-NEXT:    %[[WNEW:.*]] = nn.sub %[[WT]], %[[MNEW]]
+// CHECK-NEXT:    %[[WR:.*]] = bufferization.materialize_in_destination %[[WNEW]] in %[[WT]]
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[WR]] in writable %[[W]]
+// CHECK-NEXT:    return
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  nn.state @optimizer.exp_avg.w : tensor<2xf32>
+  func.func @apply(%x: tensor<2xf32> {nn.name = "x"}) -> tensor<2xf32> {
+    %w = nn.param_load @w : tensor<2xf32>
+    %y = nn.mul %x, %w : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    return %y : tensor<2xf32>
+  }
+  func.func @train_step(%x: tensor<2xf32> {nn.name = "x"}) {
+    %w = nn.param_load @w : tensor<2xf32>
+    %m = nn.param_load @optimizer.exp_avg.w : tensor<2xf32>
+    %m2 = nn.add %m, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    nn.param_store %m2 to @optimizer.exp_avg.w : tensor<2xf32>
+    %w2 = nn.sub %w, %m2 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    nn.param_store %w2 to @w : tensor<2xf32>
+    return
+  }
+}

@@ -142,10 +142,9 @@ struct ExternalizeParametersPass
       OpBuilder b(store);
       auto inTensor = bufferization::MaterializeInDestinationOp::create(
           b, store.getLoc(), values[i].getType(), store.getValue(), values[i]);
-      auto inBuffer = bufferization::MaterializeInDestinationOp::create(
-          b, store.getLoc(), Type(), inTensor.getResult(),
-          entry.getArgument(i));
-      inBuffer.setWritable(true);
+      bufferization::MaterializeInDestinationOp::create(
+          b, store.getLoc(), TypeRange(), inTensor.getResult(),
+          entry.getArgument(i), /*restrict=*/false, /*writable=*/true);
       store.erase();
     });
     WalkResult calls = func.walk([&](func::CallOp call) {

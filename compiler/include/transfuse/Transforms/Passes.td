@@ -73,8 +73,16 @@ def ExternalizeParameters : Pass<"nn-externalize-parameters", "::mlir::ModuleOp"
     attribute, and its `nn.param_load`s read that argument. Calls are
     updated to pass the arguments on, and the `nn.parameter` declarations
     are removed: from here on parameters are buffers the caller owns.
+
+    Optimizer state (`nn.state`) becomes arguments after the parameters in
+    the functions that use it. A function that stores (`nn.param_store`,
+    the training step) takes its parameters and state as buffers: each is
+    read once as a `restrict writable` tensor, and each store becomes
+    `bufferization.materialize_in_destination` into that tensor and then
+    into the buffer, so that bufferization updates it in place.
   }];
-  let dependentDialects = ["::transfuse::nn::NNDialect"];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::transfuse::nn::NNDialect"];
 }
 
 def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
