@@ -108,3 +108,23 @@ func.func @strided_last_dim(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3x4xf32, str
   nn.attention_into %q, %k, %q into %q {scale = 0.5 : f64} : memref<1x2x3x4xf32>, memref<1x2x3x4xf32, strided<[24, 12, 4, 2]>>, memref<1x2x3x4xf32> into memref<1x2x3x4xf32>
   return
 }
+
+// -----
+
+// Training: nn.attention_stats_into calls tfrt_attention_stats_f32, which
+// also writes the row log-sum-exp, and nn.attention_grad_into calls
+// tfrt_attention_backward_f32; both end with the dropout rate, the seed
+// (loaded from its buffer) and the stream.
+// CHECK-DAG:   func.func private @tfrt_attention_stats_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64, !llvm.ptr, f32, i64, i64)
+// CHECK-DAG:   func.func private @tfrt_attention_backward_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, i64, i64)
+// CHECK-LABEL: func.func @training
+// CHECK-SAME:    (%[[Q:.*]]: memref<1x2x3x8xf32>, %[[SEED:.*]]: memref<i64>, %[[O:.*]]: memref<1x2x3x8xf32>, %[[L:.*]]: memref<1x2x3xf32>, %[[DQ:.*]]: memref<1x2x3x8xf32>)
+// CHECK:         %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK:         call @tfrt_attention_stats_f32(%c1_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, {{.*}}, %[[LP:.*]], %[[RATE:.*]], %[[KEY]], %c5_i64)
+// CHECK:         %[[KEY2:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK:         call @tfrt_attention_backward_f32(%c1_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, {{.*}}, %[[RATE]], %[[KEY2]], %c5_i64)
+func.func @training(%q: memref<1x2x3x8xf32>, %seed: memref<i64>, %o: memref<1x2x3x8xf32>, %lse: memref<1x2x3xf32>, %dq: memref<1x2x3x8xf32>) {
+  nn.attention_stats_into %q, %q, %q seed %seed into %o, %lse {causal, dropout = 0.25 : f64, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3xf32>) -> ()
+  nn.attention_grad_into %q, %q, %q out %o lse %lse grad %o seed %seed into %dq, %dq, %dq {causal, dropout = 0.25 : f64, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>) -> ()
+  return
+}

@@ -1211,3 +1211,38 @@ func.func @nll_loss_grad_labels(%l: tensor<2x3x10xf32>, %y: tensor<3x2xi64>) {
   %0 = nn.nll_loss_grad %l, %y {ignore_index = -100 : i64} : (tensor<2x3x10xf32>, tensor<3x2xi64>) -> tensor<2x3x10xf32>
   return
 }
+
+// -----
+
+func.func @attention_grad_lse(%q: tensor<1x2x3x8xf32>, %lse: tensor<1x2x8xf32>, %seed: tensor<i64>) {
+  // expected-error @+1 {{'nn.attention_grad' op lse must be 'tensor<1x2x3xf32>', got 'tensor<1x2x8xf32>'}}
+  %g:3 = nn.attention_grad %q, %q, %q out %q lse %lse grad %q seed %seed {scale = 0.5 : f64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x8xf32>, tensor<1x2x3x8xf32>, tensor<i64>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_out(%q: tensor<1x2x3x8xf32>, %o: tensor<1x2x3x4xf32>, %lse: tensor<1x2x3xf32>, %seed: tensor<i64>) {
+  // expected-error @+1 {{'nn.attention_grad' op out and grad must be 'tensor<1x2x3x8xf32>', got 'tensor<1x2x3x4xf32>' and 'tensor<1x2x3x8xf32>'}}
+  %g:3 = nn.attention_grad %q, %q, %q out %o lse %lse grad %q seed %seed {scale = 0.5 : f64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3xf32>, tensor<1x2x3x8xf32>, tensor<i64>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>)
+  return
+}
+
+// -----
+
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  func.func @store_type(%v: tensor<3xf32>) {
+    // expected-error @+1 {{'nn.param_store' op type 'tensor<3xf32>' differs from the declared 'tensor<2xf32>'}}
+    nn.param_store %v to @w : tensor<3xf32>
+    return
+  }
+}
+
+// -----
+
+func.func @store_unknown(%v: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.param_store' op 'nowhere' is not an nn.parameter or nn.state}}
+  nn.param_store %v to @nowhere : tensor<3xf32>
+  return
+}

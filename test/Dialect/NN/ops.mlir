@@ -412,3 +412,32 @@ func.func @loss_grads(%logits: tensor<2x7x10xf32>, %labels: tensor<2x7xi64>,
   %2 = nn.nll_loss_grad %logits, %labels {ignore_index = -100 : i64} : (tensor<2x7x10xf32>, tensor<2x7xi64>) -> tensor<2x7x10xf32>
   return
 }
+
+// CHECK-LABEL: func.func @training_ops
+func.func @training_ops(%x: tensor<2x4xf32>, %seed: tensor<i64>,
+                        %q: tensor<1x2x3x8xf32>, %m: tensor<3x3xi1>) {
+  // CHECK: nn.dropout %{{.*}} seed %{{.*}} {rate = 1.000000e-01 : f64, stream = 4 : i64} : tensor<2x4xf32>
+  %0 = nn.dropout %x seed %seed {rate = 0.1 : f64, stream = 4 : i64} : tensor<2x4xf32>
+  // CHECK: nn.gelu_grad %{{.*}}, %{{.*}} {approximate_tanh} : tensor<2x4xf32>
+  %1 = nn.gelu_grad %0, %x {approximate_tanh} : tensor<2x4xf32>
+  // CHECK: %[[O:.*]], %[[L:.*]] = nn.attention_stats %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} seed %{{.*}} {dropout = 1.000000e-01 : f64, mask_fill = -1.000000e+09 : f64, scale = 5.000000e-01 : f64, stream = 2 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xi1>, tensor<i64>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3xf32>)
+  %o, %lse = nn.attention_stats %q, %q, %q mask %m seed %seed {dropout = 0.1 : f64, mask_fill = -1.0e9 : f64, scale = 0.5 : f64, stream = 2 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xi1>, tensor<i64>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3xf32>)
+  // CHECK: nn.attention_grad %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} out %[[O]] lse %[[L]] grad %{{.*}} seed %{{.*}} {dropout = 1.000000e-01 : f64, mask_fill = -1.000000e+09 : f64, scale = 5.000000e-01 : f64, stream = 2 : i64}
+  %g:3 = nn.attention_grad %q, %q, %q mask %m out %o lse %lse grad %o seed %seed {dropout = 0.1 : f64, mask_fill = -1.0e9 : f64, scale = 0.5 : f64, stream = 2 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<3x3xi1>, tensor<1x2x3x8xf32>, tensor<1x2x3xf32>, tensor<1x2x3x8xf32>, tensor<i64>) -> (tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32>)
+  return
+}
+
+// Optimizer state, read and stored like a parameter.
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  // CHECK: nn.state @optimizer.exp_avg.w : tensor<2xf32>
+  nn.state @optimizer.exp_avg.w : tensor<2xf32>
+  // CHECK-LABEL: func.func @step
+  func.func @step(%g: tensor<2xf32>) {
+    %m = nn.param_load @optimizer.exp_avg.w : tensor<2xf32>
+    %m2 = nn.add %m, %g : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: nn.param_store %{{.*}} to @optimizer.exp_avg.w : tensor<2xf32>
+    nn.param_store %m2 to @optimizer.exp_avg.w : tensor<2xf32>
+    return
+  }
+}
