@@ -328,51 +328,52 @@ LogicalResult checkTensors(Operation *op, ArrayRef<Value> tensors) {
   return success();
 }
 
-LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
-  if (failed(checkTensors(
-          op, {op.getQuery(), op.getKey(), op.getValue(), op.getOut()})))
+/// Replaces `op` by a call of `kernel`: the arguments every attention
+/// kernel starts with, then what `tail` adds. `tensors` are the rank-4
+/// buffers it passes.
+template <typename OpT>
+LogicalResult lowerWith(OpT op, func::FuncOp kernel, ArrayRef<Value> tensors,
+                        function_ref<void(KernelCall &)> tail) {
+  SmallVector<Value> checked = {op.getQuery(), op.getKey(), op.getValue()};
+  checked.append(tensors.begin(), tensors.end());
+  if (failed(checkTensors(op, checked)))
     return failure();
   KernelCall call(op);
   if (failed(call.common(op)))
     return failure();
-  call.tensor(op.getOut());
+  tail(call);
   call.emit(kernel);
   op.erase();
   return success();
+}
+
+LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
+  return lowerWith(op, kernel, {op.getOut()},
+                   [&](KernelCall &call) { call.tensor(op.getOut()); });
 }
 
 LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel) {
-  if (failed(checkTensors(
-          op, {op.getQuery(), op.getKey(), op.getValue(), op.getOut()})))
-    return failure();
-  KernelCall call(op);
-  if (failed(call.common(op)))
-    return failure();
-  call.tensor(op.getOut());
-  call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
-  call.dropout(op.getDropout().convertToDouble(), op.getSeed(), op.getStream());
-  call.emit(kernel);
-  op.erase();
-  return success();
+  return lowerWith(op, kernel, {op.getOut()}, [&](KernelCall &call) {
+    call.tensor(op.getOut());
+    call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
+    call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
+                 op.getStream());
+  });
 }
 
 LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel) {
-  if (failed(checkTensors(op, {op.getQuery(), op.getKey(), op.getValue(),
-                               op.getOut(), op.getGrad(), op.getGradQuery(),
-                               op.getGradKey(), op.getGradValue()})))
-    return failure();
-  KernelCall call(op);
-  if (failed(call.common(op)))
-    return failure();
-  call.tensor(op.getOut());
-  call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
-  for (Value tensor :
-       {op.getGrad(), op.getGradQuery(), op.getGradKey(), op.getGradValue()})
-    call.tensor(tensor);
-  call.dropout(op.getDropout().convertToDouble(), op.getSeed(), op.getStream());
-  call.emit(kernel);
-  op.erase();
-  return success();
+  SmallVector<Value> tensors = {op.getGrad(), op.getGradQuery(),
+                                op.getGradKey(), op.getGradValue()};
+  SmallVector<Value> checked = {op.getOut()};
+  checked.append(tensors);
+  return lowerWith(op, kernel, checked, [&](KernelCall &call) {
+    call.tensor(op.getOut());
+    call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
+    for (Value tensor : tensors)
+      call.tensor(tensor);
+    call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
+                 op.getStream());
+  });
 }
 
 /// Lowers every `OpT` of `module` to its kernel, reading q, k and v through

@@ -345,26 +345,6 @@ static FailureOr<Shape> attentionResult(std::optional<Location> loc,
   return shape;
 }
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &results) {
-  Operands in(
-      ValueRange{adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()});
-  if (!in.valid)
-    return failure();
-  Value mask = adaptor.getMask();
-  FailureOr<Shape> shape = attentionResult(
-      loc, {in.types[0], in.types[1], in.types[2]},
-      mask ? cast<ShapedType>(mask.getType()) : nullptr,
-      adaptor.getScale().convertToDouble(), adaptor.getMaskFill(),
-      adaptor.getDropout().convertToDouble());
-  if (failed(shape))
-    return failure();
-  results.push_back(RankedTensorType::get(*shape, in.element(0)));
-  return success();
-}
-
 /// The shape of attention's result for the q, k, v and mask of `op` (an
 /// op with nn.attention's operands and attributes).
 template <typename OpOrAdaptor>
@@ -376,6 +356,21 @@ static FailureOr<Shape> attentionResultOf(std::optional<Location> loc,
       op.getMask() ? typeOf(op.getMask()) : nullptr,
       op.getScale().convertToDouble(), op.getMaskFill(),
       op.getDropout().convertToDouble());
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &results) {
+  Operands in(
+      ValueRange{adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()});
+  if (!in.valid)
+    return failure();
+  FailureOr<Shape> shape = attentionResultOf(loc, adaptor);
+  if (failed(shape))
+    return failure();
+  results.push_back(RankedTensorType::get(*shape, in.element(0)));
+  return success();
 }
 
 LogicalResult
@@ -421,19 +416,15 @@ LogicalResult AttentionGradOp::verify() {
 }
 
 LogicalResult AttentionIntoOp::verify() {
-  auto typeOf = [](Value value) { return cast<ShapedType>(value.getType()); };
-  FailureOr<Shape> shape = attentionResult(
-      getLoc(), {typeOf(getQuery()), typeOf(getKey()), typeOf(getValue())},
-      getMask() ? typeOf(getMask()) : nullptr, getScale().convertToDouble(),
-      getMaskFill(), getDropout().convertToDouble());
+  FailureOr<Shape> shape = attentionResultOf(getLoc(), *this);
   if (failed(shape))
     return failure();
-  ShapedType out = typeOf(getOut());
+  auto out = cast<ShapedType>(getOut().getType());
+  Type element = cast<ShapedType>(getQuery().getType()).getElementType();
   if (out.getShape() != ArrayRef<int64_t>(*shape) ||
-      out.getElementType() != typeOf(getQuery()).getElementType())
+      out.getElementType() != element)
     return emitOpError("out must be ")
-           << formatShape(*shape) << " of "
-           << typeOf(getQuery()).getElementType() << ", got " << out;
+           << formatShape(*shape) << " of " << element << ", got " << out;
   return success();
 }
 
