@@ -130,7 +130,7 @@ class Case:
         self.torch_fn = torch_fn      # ({name: tensor}) -> tensor
         self.dtype = dtype
 
-    def module(self, values, weights, result_shape):
+    def module(self, values, result_shape):
         """The MLIR module of `loss` = sum(op(...) * weights)."""
         el = self.dtype
         types = {n: tensor_type(v.shape, el) for n, v in values.items()}
@@ -139,7 +139,10 @@ class Case:
         result = tensor_type(result_shape, el)
         lines = [f"  nn.parameter @{n} : {types[n]} init <zeros>"
                  for n in values]
-        lines.append(f"  func.func @loss() -> {tensor_type((), el)} {{")
+        # The weights are an argument rather than a constant, so that the
+        # backward sweep ends at parameters and arguments only.
+        lines.append(f"  func.func @loss(%_weights: {result} {{nn.name = "
+                     f"\"weights\"}}) -> {tensor_type((), el)} {{")
         for n in values:
             lines.append(f"    %{n} = nn.param_load @{n} : {types[n]}")
         for n, (array, element) in self.constants.items():
@@ -149,9 +152,8 @@ class Case:
             body = [body]
         lines += [f"    {line}" for line in body[:-1]]
         lines.append(f"    %_out = {body[-1]}")
-        lines.append(f"    %_weights = arith.constant {dense(weights, el)}")
-        lines.append(f"    %_weighted = nn.mul %_out, %_weights : ({result}, {result}) -> "
-                     f"{result}")
+        lines.append(f"    %_weighted = nn.mul %_out, %_weights : "
+                     f"({result}, {result}) -> {result}")
         if result_shape:
             axes = ", ".join(str(a) for a in range(len(result_shape)))
             lines.append(f"    %_loss = nn.reduce_sum %_weighted [{axes}] : {result} -> "
@@ -443,7 +445,10 @@ def build(args, name, text):
     runtime = os.path.dirname(args.runtime)
     run(["cc", "-shared", base + ".o", "-o", base + ".so", "-L" + runtime,
          "-Wl,-rpath," + runtime, "-ltransfuse_runtime"])
-    return ctypes.CDLL(base + ".so")
+    try:
+        return ctypes.CDLL(base + ".so")
+    except OSError as error:
+        raise RuntimeError(f"loading the compiled code failed: {error}")
 
 
 def caller(lib, name, dtype):
@@ -460,17 +465,18 @@ def caller(lib, name, dtype):
     return call
 
 
-def finite_differences(loss, values, step):
-    """Central differences of loss(values) with respect to every element."""
+def finite_differences(loss, values, step, fixed):
+    """Central differences of loss(values + fixed) with respect to every
+    element of `values`."""
     grads = []
     for index, value in enumerate(values):
         grad = np.zeros(value.shape, np.float64)
         for position in np.ndindex(*value.shape):
             shifted = [v.copy() for v in values]
             shifted[index][position] = value[position] + step
-            up = loss(shifted)
+            up = loss(shifted + fixed)
             shifted[index][position] = value[position] - step
-            down = loss(shifted)
+            down = loss(shifted + fixed)
             grad[position] = (up - down) / (2 * step)
         grads.append(grad)
     return grads
@@ -484,38 +490,43 @@ def max_error(ours, reference):
     return error, scale
 
 
-def check(args, case, rng):
-    """Builds and checks one case; returns True when it passes."""
+def sample(case, rng):
+    """Random float operands of a case and random loss weights shaped as
+    its result (the torch op, run once, gives the shape)."""
     values = {n: np.asarray(gen(rng, shape), NP[case.dtype])
               for n, shape, gen in case.floats}
+    probe = {n: torch.from_numpy(v.astype(np.float64))
+             for n, v in values.items()}
+    probe.update({n: torch.from_numpy(a)
+                  for n, (a, _) in case.constants.items()})
     with torch.no_grad():
-        probe_args = {n: torch.from_numpy(v.astype(np.float64))
-                      for n, v in values.items()}
-        probe_args.update({n: torch.from_numpy(a) for n, (a, _) in
-                           case.constants.items()})
-        shape = tuple(case.torch_fn(probe_args).shape)
-    weights = np.asarray(rng.standard_normal(shape), NP[case.dtype])
-    lib = build(args, case.name, case.module(values, weights, shape))
-    names = list(values)
-    shapes = [values[n].shape for n in names]
+        shape = tuple(case.torch_fn(probe).shape)
+    return values, np.asarray(rng.standard_normal(shape), NP[case.dtype])
+
+
+def check(args, case, rng):
+    """Builds and checks one case; returns True when it passes."""
+    values, weights = sample(case, rng)
+    lib = build(args, case.name, case.module(values, weights.shape))
+    operands = list(values.values())
     loss_fn = caller(lib, "loss", case.dtype)
     grads_fn = caller(lib, "loss_and_grads", case.dtype)
-    start = [values[n] for n in names]
-    outputs = grads_fn(start, [()] + shapes)
-    ours_loss, ours = outputs[0], outputs[1:]
+    outputs = grads_fn(operands + [weights],
+                       [()] + [v.shape for v in operands])
+    ours_loss, ours = float(outputs[0]), outputs[1:]
 
     step, rtol = FD[case.dtype]
-    compiled = lambda vs: float(loss_fn(vs, [()])[0])
-    numeric = finite_differences(compiled, start, step)
+    numeric = finite_differences(
+        lambda vs: float(loss_fn(vs, [()])[0]), operands, step, [weights])
     fd_error, fd_scale = max_error(ours, numeric)
     fd_tol = rtol * max(1.0, fd_scale)
 
     loss, leaves = case.torch_loss(values, weights)
     loss.backward()
-    reference = [leaves[n].grad.numpy() for n in names]
-    torch_error, torch_scale = max_error(ours, reference)
+    torch_error, torch_scale = max_error(
+        ours, [leaf.grad.numpy() for leaf in leaves.values()])
     torch_tol = TORCH_RTOL * max(1.0, torch_scale)
-    loss_error = abs(float(ours_loss) - float(loss))
+    loss_error = abs(ours_loss - float(loss))
     loss_tol = TORCH_RTOL * max(1.0, abs(float(loss)))
 
     ok = fd_error <= fd_tol and torch_error <= torch_tol and \
@@ -523,7 +534,7 @@ def check(args, case, rng):
     print(f"{'OK' if ok else 'FAIL'} {case.name} ({case.dtype}): "
           f"fd err {fd_error:.3g} tol {fd_tol:.3g}, "
           f"torch err {torch_error:.3g} tol {torch_tol:.3g}, "
-          f"loss err {loss_error:.3g}", flush=True)
+          f"loss err {loss_error:.3g} tol {loss_tol:.3g}", flush=True)
     return ok
 
 
@@ -535,10 +546,12 @@ def main():
                         help="check only these ops (repeatable)")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
-    table = [c for c in cases() if not args.only or c.name in args.only]
+    # A generator per case, seeded by its place in the whole table, so
+    # that --only checks the same data as a full run.
+    table = [(index, case) for index, case in enumerate(cases())
+             if not args.only or case.name in args.only]
     failed = []
-    for index, case in enumerate(table):
-        # A generator per case: adding a case leaves the others' data alone.
+    for index, case in table:
         rng = np.random.default_rng(1000 + index)
         try:
             if not check(args, case, rng):

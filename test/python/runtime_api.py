@@ -134,7 +134,7 @@ def _bind(arrays):
     keep = []
     named = (NamedTensor * len(arrays))()
     for slot, (name, array) in zip(named, arrays.items()):
-        array = np.ascontiguousarray(array)
+        array = np.require(array, requirements="C")  # keeps rank 0
         if array.dtype not in CODES:
             raise ValueError(f"{name}: unsupported dtype {array.dtype}")
         encoded = name.encode()

@@ -15,11 +15,13 @@ task has them. Checked, each per DESIGN.md's bound
 (torch64 and torch32: the twin run in float64 and float32):
 
   * loss_and_grads: the loss and every parameter's gradient;
-  * train_step, TRAIN_STEPS times on fresh batches: each step's loss and
-    gradient norm, its learning rate (to float32 rounding), then every
-    parameter and optimizer state tensor, against torch.optim (foreach off),
-    clip_grad_norm_ and a LambdaLR whose k-th step uses the schedule's
-    factor at step k + 1.
+  * train_step, TRAIN_STEPS times on fresh batches, against torch.optim
+    (foreach off), clip_grad_norm_ and a LambdaLR whose k-th step uses the
+    schedule's factor at step k + 1: before each step both twins are set
+    to the session's parameters and optimizer state and take the same
+    step; then the step's loss, gradient norm and learning rate (to
+    float32 rounding) and every parameter after it, and every optimizer
+    state tensor after the last step, must be within the bound of theirs.
 
 One `OK <model> <what>: max err X bound Y` line per check; any check out of
 bound prints MISMATCH and the run exits non-zero.
@@ -64,6 +66,13 @@ SCHEDULES = {
                "min_lr": 1e-4},
 }
 OVERRIDE_LR = 1e-3
+# Adam divides by sqrt(v) + eps, so a gradient element near 0 -- the key
+# projection's bias has an exactly zero gradient (softmax ignores a shift
+# of all scores) -- takes a step of up to lr driven by float32 rounding
+# alone, in PyTorch's float32 as in ours. With eps well above that rounding
+# a step is comparable element by element, and eps still enters every
+# update.
+ADAM_EPS = 1e-6
 
 
 # --- The spec copy -------------------------------------------------------------
@@ -287,34 +296,51 @@ def make_optimizer(module, settings, schedule):
     return optimizer, scheduler
 
 
-def torch_training(module, task, batches, settings, schedule, clip):
-    """Trains the twin on `batches`: ([(loss, grad_norm, lr)] per step,
-    {parameter: value}, {state name: value}) as numpy float64."""
-    optimizer, scheduler = make_optimizer(module, settings, schedule)
-    params = list(module.parameters())
-    trajectory = []
-    for batch in batches:
-        # Zeroed in place: reallocating a large model's gradients every
-        # step costs more than the step.
-        optimizer.zero_grad(set_to_none=False)
-        loss = task.loss(module, batch)
+class Replica:
+    """A twin with its optimizer and schedule, stepped from whatever
+    parameters and optimizer state it is given."""
+
+    def __init__(self, module, settings, schedule):
+        self.module = module
+        self.params = dict(module.named_parameters())
+        self.optimizer, self.scheduler = make_optimizer(module, settings,
+                                                        schedule)
+
+    def load(self, params, state):
+        """Sets the parameters and the optimizer state (torch's keys) from
+        numpy arrays; the step count stays torch's own."""
+        with torch.no_grad():
+            for name, value in params.items():
+                self.params[name].copy_(torch.from_numpy(value))
+            for name, p in self.params.items():
+                for key, buffer in self.optimizer.state[p].items():
+                    if torch.is_tensor(buffer) and buffer.dim() > 0:
+                        buffer.copy_(torch.from_numpy(
+                            state[f"optimizer.{key}.{name}"]))
+
+    def step(self, task, batch, clip):
+        """One training step: (loss, grad_norm, lr), then the parameters
+        and state after it, as numpy float64."""
+        self.optimizer.zero_grad(set_to_none=False)
+        loss = task.loss(self.module, batch)
         loss.backward()
+        params = list(self.params.values())
         if clip > 0:
             norm = torch.nn.utils.clip_grad_norm_(params, clip)
         else:
             norm = torch.norm(torch.stack([p.grad.norm() for p in params]))
-        lr = optimizer.param_groups[0]["lr"]
-        optimizer.step()
-        scheduler.step()
-        trajectory.append((float(loss), float(norm), lr))
-    values = {name: p.detach().double().numpy()
-              for name, p in module.named_parameters()}
-    state = {}
-    for name, p in module.named_parameters():
-        for key, value in optimizer.state[p].items():
-            if torch.is_tensor(value) and value.dim() > 0:
-                state[f"optimizer.{key}.{name}"] = value.double().numpy()
-    return trajectory, values, state
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        self.scheduler.step()
+        values = {name: p.detach().double().numpy().copy()
+                  for name, p in self.params.items()}
+        state = {}
+        for name, p in self.params.items():
+            for key, buffer in self.optimizer.state[p].items():
+                if torch.is_tensor(buffer) and buffer.dim() > 0:
+                    state[f"optimizer.{key}.{name}"] = \
+                        buffer.double().numpy().copy()
+        return (float(loss), float(norm), lr), values, state
 
 
 # --- Checks ----------------------------------------------------------------------
@@ -407,24 +433,34 @@ def check_gradients(checks, session, task, twins, batch, params, verbose):
         checks.fail("loss_and_grads", f"changed parameters {changed[:3]}")
 
 
-def check_training(checks, session, task, twins, batches, settings, schedule,
-                   clip, params, state_names, verbose):
-    """TRAIN_STEPS train_steps against torch.optim, step by step."""
-    ours = []
+def check_training(checks, session, twins, task, batches, settings,
+                   schedule, clip, params, state_names, verbose):
+    """The session's train_steps against torch.optim, step by step: before
+    each step both twins are set to the session's parameters and optimizer
+    state, take the same step, and the session's results after it must be
+    within the bound of theirs. (Left to run freely, trajectories part:
+    Adam turns float32 rounding in near-zero gradients into steps of up to
+    lr, so ours and PyTorch's float32 drift apart from float64 in
+    different directions; stepping from the same state checks every
+    update without that noise compounding.)"""
+    dtypes = (np.float32, np.float64)
+    replicas = [Replica(twin, settings, schedule) for twin in twins]
+    clipped = 0
     for step, batch in enumerate(batches, start=1):
+        ours_params = {name: session.parameter(name) for name in params}
+        ours_state = {name: session.state(name) for name in state_names}
+        expected = []
+        for replica, dtype in zip(replicas, dtypes):
+            replica.load({n: v.astype(dtype) for n, v in ours_params.items()},
+                         {n: v.astype(dtype) for n, v in ours_state.items()})
+            expected.append(replica.step(task, batch, clip))
         result = session.train_step(batch)
         if result["step"] != step:
             return checks.fail("train_step", f"call {step} reported step "
                                              f"{result['step']}")
-        ours.append(result)
-    traj32, params32, state32 = torch_training(
-        twins[0], task, batches, settings, schedule, clip)
-    traj64, params64, state64 = torch_training(
-        twins[1], task, batches, settings, schedule, clip)
-    clipped = sum(1 for _, norm, _ in traj64 if clip > 0 and norm > clip)
-    for step, result in enumerate(ours, start=1):
-        (loss32, norm32, _), (loss64, norm64, lr) = (traj32[step - 1],
-                                                     traj64[step - 1])
+        (loss32, norm32, _), (loss64, norm64, lr) = (expected[0][0],
+                                                     expected[1][0])
+        clipped += clip > 0 and norm64 > clip
         checks.record(f"train_step {step} loss", *deviation(
             result["loss"], loss32, np.float64(loss64)))
         checks.record(f"train_step {step} grad_norm", *deviation(
@@ -432,6 +468,9 @@ def check_training(checks, session, task, twins, batches, settings, schedule,
             f" (norm {norm64:.4g}, clip {clip:g})")
         checks.record(f"train_step {step} lr", abs(result["lr"] - lr),
                       LR_RELATIVE_TOLERANCE * lr, f" (lr {lr:.6g})")
+        after = {name: session.parameter(name) for name in params}
+        checks.tensors(f"train_step {step} parameters", after,
+                       expected[0][1], expected[1][1], verbose)
     if clip > 0 and clipped == 0:
         checks.fail("train_step clipping",
                     f"no step's gradient norm exceeded {clip}: the clip "
@@ -439,9 +478,7 @@ def check_training(checks, session, task, twins, batches, settings, schedule,
     if session.step() != len(batches):
         checks.fail("train_step", f"the session counts {session.step()} "
                                   f"steps, expected {len(batches)}")
-    final = {name: session.parameter(name) for name in params}
-    checks.tensors(f"parameters after {len(batches)} steps", final,
-                   params32, params64, verbose)
+    state32, state64 = expected[0][2], expected[1][2]
     if set(state_names) != set(state64):
         extra = sorted(set(state_names) - set(state64))[:3]
         missing = sorted(set(state64) - set(state_names))[:3]
@@ -450,7 +487,7 @@ def check_training(checks, session, task, twins, batches, settings, schedule,
                                               f"{missing}")
     if state_names:
         state = {name: session.state(name) for name in state_names}
-        checks.tensors(f"optimizer state after {len(batches)} steps", state,
+        checks.tensors(f"train_step {len(batches)} optimizer state", state,
                        state32, state64, verbose)
 
 
@@ -473,13 +510,18 @@ def parse_args():
                         help="the spec's optimizer (at lr 1e-3) or a variant")
     parser.add_argument("--schedule", default="linear_warmup",
                         choices=sorted(SCHEDULES))
+    parser.add_argument("--adam-eps", type=float, default=ADAM_EPS,
+                        help="Adam's and AdamW's eps (see ADAM_EPS)")
     parser.add_argument("--clip", type=float, default=0.5,
                         help="clip_grad_norm (0: no clipping)")
     parser.add_argument("--steps", type=int, default=TRAIN_STEPS)
     parser.add_argument("--skip-gradients", action="store_true",
                         help="check train_step only")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="torch's and the runtime's threads (0: default)")
+    # PyTorch's and the runtime's OpenMP pools, both busy-waiting on the
+    # same few cores, slow each other down twenty-fold: one thread each.
+    parser.add_argument("--threads", type=int, default=1,
+                        help="PyTorch's and the runtime's threads (0: their "
+                             "defaults)")
     parser.add_argument("--verbose", action="store_true",
                         help="a line for every tensor, not only the worst")
     return parser.parse_args()
@@ -513,6 +555,8 @@ def run(args):
                 else dict(OPTIMIZERS[args.optimizer]))
     if args.optimizer == "spec":
         settings["lr"] = OVERRIDE_LR
+    if settings["kind"] != "sgd":
+        settings["eps"] = args.adam_eps
     schedule = SCHEDULES[args.schedule]
     spec = with_training(spec, settings, schedule, args.clip)
     with open(path("spec.pbtxt"), "w") as f:
@@ -553,8 +597,8 @@ def run(args):
     session = runtime_api.Session(artifact)
     session.load_parameters(path("weights.safetensors"))
     batches = [task.batch(rng) for _ in range(args.steps)]
-    check_training(checks, session, task, twins, batches, settings, schedule,
-                   args.clip, params, state_names, args.verbose)
+    check_training(checks, session, twins, task, batches, settings,
+                   schedule, args.clip, params, state_names, args.verbose)
     session.destroy()
     return checks.failures
 
