@@ -146,3 +146,24 @@ module {
     return %l : tensor<f32>
   }
 }
+
+// -----
+
+// Two parameters with one gradient: the second output is a copy, so that
+// each gets a buffer of its own.
+// CHECK-LABEL: func.func @loss_and_grads
+// CHECK:         nn.reduce_sum
+// CHECK:         %[[G:.*]] = nn.add
+// CHECK-NEXT:    %[[COPY:.*]] = bufferization.alloc_tensor() copy(%[[G]]) : tensor<4xf32>
+// CHECK:         return %{{.*}}, %[[G]], %[[COPY]]
+module {
+  nn.parameter @a : tensor<4xf32> init <zeros>
+  nn.parameter @b : tensor<4xf32> init <zeros>
+  func.func @loss() -> tensor<f32> {
+    %a = nn.param_load @a : tensor<4xf32>
+    %b = nn.param_load @b : tensor<4xf32>
+    %s = nn.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %l = nn.reduce_sum %s [0] : tensor<4xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+}

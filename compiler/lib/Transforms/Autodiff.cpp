@@ -13,6 +13,7 @@
 #include "transfuse/Dialect/NN/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace transfuse {
@@ -197,8 +198,14 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
                 gradient
                     ? nn::AddOp::create(b, loc, gradient, adjoint).getResult()
                     : adjoint;
-      results.push_back(
-          gradient ? gradient : splat(b, loc, parameter.getTensorType(), 0.0));
+      if (!gradient)
+        gradient = splat(b, loc, parameter.getTensorType(), 0.0);
+      // Each output needs a buffer of its own: two parameters with one
+      // gradient (the operands of an add, say) return a copy for the second.
+      if (llvm::is_contained(results, gradient))
+        gradient = bufferization::AllocTensorOp::create(
+            b, loc, parameter.getTensorType(), ValueRange(), gradient);
+      results.push_back(gradient);
     }
     func::ReturnOp::create(b, loc, results);
     return success();

@@ -207,7 +207,8 @@ def Autodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
     with no rule on the path to the loss is an error naming it.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
     "::transfuse::nn::NNDialect"
   ];
 }
