@@ -343,6 +343,15 @@ def NN_DropoutOp : NN_Op<"dropout", [Pure,
 // Fused ops
 //===----------------------------------------------------------------------===//
 
+// The attention ops' accessor for the value a hidden score takes:
+// mask_fill, or -inf when absent.
+defvar hiddenScoreFill = [{
+    double getHiddenScoreFill() {
+      return getMaskFill() ? getMaskFill()->convertToDouble()
+                           : -std::numeric_limits<double>::infinity();
+    }
+}];
+
 def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
   let summary = "softmax(scale * q kᵀ + mask) v over [batch, heads, seq, dim]";
   let description = [{
@@ -374,13 +383,7 @@ def NN_AttentionOp : NN_Op<"attention", [Pure, InferTypeOpAdaptor]> {
     functional-type(operands, results)
   }];
 
-  let extraClassDeclaration = [{
-    /// The value a hidden score takes: mask_fill, or -inf when absent.
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
 }
 
 def NN_AttentionIntoOp : NN_Op<"attention_into"> {
@@ -405,13 +408,7 @@ def NN_AttentionIntoOp : NN_Op<"attention_into"> {
     type($query) `,` type($key) `,` type($value) (`,` type($mask)^)? `into`
     type($out)
   }];
-  let extraClassDeclaration = [{
-    /// The value a hidden score takes: mask_fill, or -inf when absent.
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
   let hasVerifier = 1;
 }
 
@@ -437,12 +434,7 @@ def NN_AttentionStatsOp : NN_Op<"attention_stats", [Pure,
     $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed attr-dict `:`
     functional-type(operands, results)
   }];
-  let extraClassDeclaration = [{
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
 }
 
 def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure, InferTypeOpAdaptor]> {
@@ -468,12 +460,7 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure, InferTypeOpAdaptor]> {
     $grad `seed` $seed attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
 }
 
 def NN_AttentionStatsIntoOp : NN_Op<"attention_stats_into"> {
@@ -498,12 +485,7 @@ def NN_AttentionStatsIntoOp : NN_Op<"attention_stats_into"> {
     $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed `into` $out `,`
     $lse attr-dict `:` functional-type(operands, results)
   }];
-  let extraClassDeclaration = [{
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
 }
 
 def NN_AttentionGradIntoOp : NN_Op<"attention_grad_into"> {
@@ -532,12 +514,7 @@ def NN_AttentionGradIntoOp : NN_Op<"attention_grad_into"> {
     $grad `seed` $seed `into` $grad_query `,` $grad_key `,` $grad_value
     attr-dict `:` functional-type(operands, results)
   }];
-  let extraClassDeclaration = [{
-    double getHiddenScoreFill() {
-      return getMaskFill() ? getMaskFill()->convertToDouble()
-                           : -std::numeric_limits<double>::infinity();
-    }
-  }];
+  let extraClassDeclaration = hiddenScoreFill;
 }
 
 def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
