@@ -22,6 +22,3 @@ config.substitutions.append(
     ("%pytest_dir", os.path.join(config.transfuse_src_root, "test", "python")))
 config.substitutions.append(("%src_root", config.transfuse_src_root))
 config.substitutions.append(("%obj_root", config.transfuse_obj_root))
-# Tests that take minutes (REQUIRES: long-tests) run when this is set.
-if os.environ.get("TRANSFUSE_LONG_TESTS"):
-    config.available_features.add("long-tests")

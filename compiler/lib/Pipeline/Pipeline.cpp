@@ -64,14 +64,18 @@ static constexpr llvm::StringLiteral kPlanPipeline =
 
 /// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that
-/// lowering wraps their bodies in). Subview offsets are affine maps of the
-/// tile indices, so affine lowers after strided metadata is expanded. Math
-/// ops go to LLVM intrinsics first; what has none (erf) becomes a libm call.
+/// lowering wraps their bodies in). Each top-level loop nest then gets a
+/// function of its own, which keeps LLVM's loop analyses linear in the
+/// number of loops. Subview offsets are affine maps of the tile indices, so
+/// affine lowers after strided metadata is expanded. f32
+/// exp, log, tanh and erf become polynomials that vectorise; other math ops
+/// go to LLVM intrinsics, and what has none becomes a libm call.
 static constexpr llvm::StringLiteral kCodegenPipeline =
-    "convert-linalg-to-loops, convert-scf-to-openmp, canonicalize, "
-    "expand-strided-metadata, lower-affine, convert-scf-to-cf, canonicalize, "
-    "finalize-memref-to-llvm{use-generic-functions}, convert-math-to-llvm, "
-    "convert-math-to-libm, convert-arith-to-llvm, "
+    "nn-approximate-math, convert-linalg-to-loops, convert-scf-to-openmp, "
+    "canonicalize, nn-outline-loops, expand-strided-metadata, lower-affine, "
+    "convert-scf-to-cf, "
+    "canonicalize, finalize-memref-to-llvm{use-generic-functions}, "
+    "convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, "
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}, "
     "convert-cf-to-llvm, convert-index-to-llvm, convert-openmp-to-llvm, "
     "reconcile-unrealized-casts";

@@ -154,6 +154,21 @@ def FuseElementwiseLoops : Pass<"nn-fuse-elementwise-loops"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ApproximateMath : Pass<"nn-approximate-math"> {
+  let summary = "Expands f32 exp, log, tanh and erf into polynomial arithmetic";
+  let description = [{
+    Upstream's polynomial approximations (Cephes' exp and log, as Eigen and
+    XLA use them; rational tanh and erf) for f32 `math` ops. Lowered to LLVM
+    as they are, these ops become `llvm.exp` and friends, which the loop
+    vectoriser widens and instruction selection then splits back into one
+    libm call per lane; as plain arithmetic the softmax, cross-entropy and
+    GELU loops vectorise whole. Other types and other ops are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
 def ParallelizeLoops : Pass<"nn-parallelize-loops"> {
   let summary = "Splits each sizeable bufferized loop nest into parallel tiles";
   let description = [{
@@ -190,6 +205,25 @@ def DeallocAfterLastUse : Pass<"nn-dealloc-after-last-use"> {
     deallocation pipeline frees at the end of the block; this bounds peak
     memory by what is live at once instead of the sum of all temporaries.
   }];
+}
+
+def OutlineLoops : Pass<"nn-outline-loops", "::mlir::ModuleOp"> {
+  let summary = "Moves each top-level loop nest of a function into its own";
+  let description = [{
+    Every op with regions and no results directly in a function's body (an
+    `scf.for` nest, an `omp.parallel` of tiles) becomes a call to a new
+    private, never-inlined function `@<function>.loop<N>` holding it. The
+    constants and side-effect-free ops it uses (loop bounds, views of
+    buffers) are cloned in with it, so its bounds stay constant; what else
+    it uses (buffers, scalars) becomes an argument. An op that would need
+    a buffer of non-identity layout or dynamic shape as an argument stays.
+
+    LLVM's scalar evolution proves each loop's trip count by walking back
+    through every loop before it in the function, so a training step of a
+    few thousand loops in sequence took minutes to optimise; in functions
+    of one loop nest each, the walk is short.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def Autodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
