@@ -373,15 +373,17 @@ def newer(target, *sources):
     return all(os.path.getmtime(s) < mtime for s in sources if os.path.exists(s))
 
 
-def compile_model(args, spec, tfm):
+def compile_model(args, spec, tfm, inference_only=True):
     """Compiles `spec` to `tfm` unless the cached one is newer than the spec
-    and the compiler; returns the compile time, or None when cached."""
+    and the compiler; returns the compile time, or None when cached. The
+    forward benchmark times inference, so by default the artifact has no
+    training entry points."""
     if newer(tfm, spec, args.compiler):
         return None
     start = time.perf_counter()
-    # The forward benchmark times inference: no training entry points.
-    proc = subprocess.run([args.compiler, spec, "--target=cpu",
-                           "--inference-only", "-o", tfm],
+    flags = ["--inference-only"] if inference_only else []
+    proc = subprocess.run([args.compiler, spec, "--target=cpu", *flags,
+                           "-o", tfm],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     if proc.returncode != 0:

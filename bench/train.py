@@ -327,7 +327,7 @@ def compile_spec(args, spec, tfm):
     """fwd.compile_model with the error kept whole (the compiler's first
     lines name the problem)."""
     try:
-        return fwd.compile_model(args, spec, tfm)
+        return fwd.compile_model(args, spec, tfm, inference_only=False)
     except RuntimeError as error:
         raise RuntimeError(str(error)[:2000])
 
