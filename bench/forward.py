@@ -162,6 +162,38 @@ def check(lib, status, what):
         raise SystemExit("error: %s: %s" % (what, lib.tf_last_error().decode()))
 
 
+def open_session(lib, tfm, weights):
+    """Opens the artifact and a session on it, with the parameters from the
+    safetensors file `weights`, or initialised by the manifest's rules."""
+    import ctypes as C
+    artifact, session = C.c_void_p(), C.c_void_p()
+    check(lib, lib.tf_artifact_open(tfm.encode(), C.byref(artifact)),
+          "open " + tfm)
+    check(lib, lib.tf_session_create(artifact, C.byref(session)),
+          "tf_session_create")
+    if weights:
+        check(lib, lib.tf_session_load_parameters(session, weights.encode()),
+              "load " + weights)
+    else:
+        check(lib, lib.tf_session_init_parameters(session, 1),
+              "tf_session_init_parameters")
+    return artifact, session
+
+
+def read_tensors(lib, path):
+    """The tensor file at `path` (kept open: the tensors point into it) and
+    its tensors as an array of NamedTensor."""
+    import ctypes as C
+    tensor_file = C.c_void_p()
+    check(lib, lib.tf_tensor_file_read(path.encode(), C.byref(tensor_file)),
+          "read " + path)
+    tensors = (lib.NamedTensor * lib.tf_tensor_file_count(tensor_file))()
+    for i in range(len(tensors)):
+        check(lib, lib.tf_tensor_file_get(tensor_file, i, C.byref(tensors[i])),
+              "%s: tensor %d" % (path, i))
+    return tensor_file, tensors
+
+
 def worker_ours(args):
     import ctypes as C
     rss_import = read_status("VmRSS")
@@ -180,21 +212,9 @@ def worker_ours(args):
               "core": openblas_core()})
         return
 
-    artifact, session = C.c_void_p(), C.c_void_p()
-    check(lib, lib.tf_artifact_open(args.tfm.encode(), C.byref(artifact)),
-          "open " + args.tfm)
-    check(lib, lib.tf_session_create(artifact, C.byref(session)),
-          "tf_session_create")
-    check(lib, lib.tf_session_load_parameters(session, args.weights.encode()),
-          "load " + args.weights)
-    inputs_file = C.c_void_p()
-    check(lib, lib.tf_tensor_file_read(args.inputs.encode(),
-                                       C.byref(inputs_file)), "read inputs")
-    count = lib.tf_tensor_file_count(inputs_file)
-    inputs = (lib.NamedTensor * count)()
-    for i in range(count):
-        check(lib, lib.tf_tensor_file_get(inputs_file, i, C.byref(inputs[i])),
-              "input %d" % i)
+    artifact, session = open_session(lib, args.tfm, args.weights)
+    inputs_file, inputs = read_tensors(lib, args.inputs)
+    count = len(inputs)
     entry = C.c_int32()
     check(lib, lib.tf_artifact_find_entry_point(artifact, b"forward",
                                                 C.byref(entry)), "forward")
@@ -235,6 +255,19 @@ def worker_ours(args):
 
 # --- Worker: PyTorch eager (the peer) -----------------------------------------
 
+def load_weights(module, path):
+    """Loads the safetensors file at `path` into the PyTorch `module`, every
+    tensor by name."""
+    import numpy as np
+    import torch
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    weights, _ = safetensors_io.load(path)
+    module.load_state_dict(
+        {k: torch.from_numpy(np.array(v)) for k, v in weights.items()},
+        strict=True)
+
+
 def worker_torch(args):
     import numpy as np
     import torch
@@ -257,14 +290,11 @@ def worker_torch(args):
     import reference_models
     import safetensors_io
     module = reference_models.build(args.model).eval()
-    weights, _ = safetensors_io.load(args.weights)
-    module.load_state_dict(
-        {k: torch.from_numpy(np.array(v)) for k, v in weights.items()},
-        strict=True)
+    load_weights(module, args.weights)
     inputs, _ = safetensors_io.load(args.inputs)
     names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
     tensors = [torch.from_numpy(np.array(inputs[name])) for name in names]
-    del weights, inputs
+    del inputs
     gc.collect()
     hwm_setup = read_status("VmHWM")
     peak_reset = reset_peak_rss()
@@ -371,6 +401,16 @@ def newer(target, *sources):
         return False
     mtime = os.path.getmtime(target)
     return all(os.path.getmtime(s) < mtime for s in sources if os.path.exists(s))
+
+
+def model_files(cache_dir, model):
+    """The seed spec of `model`, its work directory under `cache_dir`
+    (created), and the artifact and weights paths in it."""
+    spec = os.path.join(ROOT, "models", model + ".pbtxt")
+    work = os.path.join(cache_dir, model)
+    os.makedirs(work, exist_ok=True)
+    return (spec, work, os.path.join(work, "model.tfm"),
+            os.path.join(work, "weights.safetensors"))
 
 
 def compile_model(args, spec, tfm, inference_only=True):
@@ -621,16 +661,21 @@ def print_table(header, rows):
         print(line(r))
 
 
+def require_tools(args):
+    """Exits with a message when the compiler or the runtime is missing."""
+    for path, what in ((args.compiler, "transfuse-compile"),
+                       (args.runtime, "the runtime")):
+        if not os.path.exists(path):
+            sys.exit("error: %s not found at %s (build first: make build, or "
+                     "--build DIR)" % (what, path))
+
+
 def driver(args):
     import numpy as np
     sys.path.insert(0, PYTHON_TESTS)
     import safetensors_io
 
-    for path, what in ((args.compiler, "transfuse-compile"),
-                       (args.runtime, "the runtime")):
-        if not os.path.exists(path):
-            sys.exit("error: %s not found at %s (build first: make test, or "
-                     "cmake --build build)" % (what, path))
+    require_tools(args)
     if not os.path.isdir(PEER_BLAS_DIR):
         sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
                  "(the PyTorch peer must run on OpenBLAS)" % PEER_BLAS_DIR)
@@ -702,11 +747,7 @@ def driver(args):
     interposer = build_interposer() if args.gemm_split else None
     rows, details, splits = [], [], []
     for model in args.models:
-        spec = os.path.join(ROOT, "models", model + ".pbtxt")
-        work = os.path.join(CACHE_DIR, model)
-        os.makedirs(work, exist_ok=True)
-        tfm = os.path.join(work, "model.tfm")
-        weights = os.path.join(work, "weights.safetensors")
+        spec, work, tfm, weights = model_files(CACHE_DIR, model)
         inputs_path = os.path.join(work, "inputs.safetensors")
         try:
             compile_s = compile_model(args, spec, tfm)
@@ -822,38 +863,68 @@ def driver(args):
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
 
 
-def main():
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_common_options(parser, unit, repeats, min_repeats, max_seconds,
+                       wait_quiet, threads_help="threads on both sides"):
+    """The options both benchmarks take: which models, threads, how long to
+    time each side, and the environment of both sides."""
     parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS,
                         metavar="NAME", help="seed models to run (default: "
                         "all four: %s)" % " ".join(MODELS))
     parser.add_argument("--threads", type=int, default=2,
-                        help="threads on both sides (default 2)")
-    parser.add_argument("--repeats", type=int, default=20,
-                        help="timed forward runs per side (default 20)")
+                        help="%s (default 2)" % threads_help)
+    parser.add_argument("--repeats", type=int, default=repeats,
+                        help="timed %s per side (default %d)" % (unit, repeats))
     parser.add_argument("--warmup", type=int, default=3,
-                        help="untimed runs first (default 3)")
-    parser.add_argument("--min-repeats", type=int, default=5,
-                        help="timed runs even past --max-seconds (default 5)")
-    parser.add_argument("--max-seconds", type=float, default=20.0,
+                        help="untimed %s first (default 3)" % unit)
+    parser.add_argument("--min-repeats", type=int, default=min_repeats,
+                        help="timed %s even past --max-seconds (default %d)"
+                             % (unit, min_repeats))
+    parser.add_argument("--max-seconds", type=float, default=max_seconds,
                         help="stop timing a side after this long, once "
-                             "--min-repeats are done (default 20)")
-    parser.add_argument("--wait-quiet", type=int, default=180, metavar="S",
+                             "--min-repeats are done (default %g)"
+                             % max_seconds)
+    parser.add_argument("--wait-quiet", type=int, default=wait_quiet,
+                        metavar="S",
                         help="before each model, wait up to S seconds for "
-                             "other work on the machine to stop (default 180)")
+                             "other work on the machine to stop (default %d)"
+                             % wait_quiet)
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the random inputs (default 1)")
     parser.add_argument("--openblas-core", metavar="CORE",
                         help="set OPENBLAS_CORETYPE=CORE for both sides (e.g. "
                              "SkylakeX, Haswell); default: OpenBLAS's own choice")
+
+
+def add_build_options(parser):
+    """Where the compiler and runtime are, and the hidden worker mode the
+    driver runs each side in."""
     parser.add_argument("--build", default=os.path.join(ROOT, "build"),
                         help="the build directory (default build/)")
     parser.add_argument("--compiler", help=argparse.SUPPRESS)
     parser.add_argument("--runtime", help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=["ours", "torch", "weights"],
                         help=argparse.SUPPRESS)
+
+
+def parse_arguments(parser):
+    """Parses and checks the command line, filling in the tools' paths."""
+    args = parser.parse_args()
+    if args.threads < 1 or args.repeats < 1 or args.min_repeats < 1:
+        parser.error("--threads, --repeats and --min-repeats must be positive")
+    args.compiler = args.compiler or os.path.join(args.build, "bin",
+                                                  "transfuse-compile")
+    args.runtime = os.path.abspath(args.runtime or os.path.join(
+        args.build, "lib", "libtransfuse_runtime.so"))
+    return args
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_options(parser, "forward runs", repeats=20, min_repeats=5,
+                       max_seconds=20.0, wait_quiet=180)
+    add_build_options(parser)
     parser.add_argument("--no-gemm-split", dest="gemm_split",
                         action="store_false",
                         help="skip the extra run of ours that times its GEMM "
@@ -863,13 +934,7 @@ def main():
                         help=argparse.SUPPRESS)
     for name in ("--model", "--tfm", "--weights", "--inputs", "--outputs"):
         parser.add_argument(name, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.threads < 1 or args.repeats < 1 or args.min_repeats < 1:
-        parser.error("--threads, --repeats and --min-repeats must be positive")
-    args.compiler = args.compiler or os.path.join(args.build, "bin",
-                                                  "transfuse-compile")
-    args.runtime = os.path.abspath(args.runtime or os.path.join(
-        args.build, "lib", "libtransfuse_runtime.so"))
+    args = parse_arguments(parser)
     if args.worker:
         {"ours": worker_ours, "torch": worker_torch,
          "weights": worker_weights}[args.worker](args)

@@ -91,25 +91,9 @@ def worker_ours(args):
     lib = load_runtime(args.runtime)
     check = fwd.check
     check(lib, lib.tf_set_num_threads(args.threads), "tf_set_num_threads")
-    artifact, session = C.c_void_p(), C.c_void_p()
-    check(lib, lib.tf_artifact_open(args.tfm.encode(), C.byref(artifact)),
-          "open " + args.tfm)
-    check(lib, lib.tf_session_create(artifact, C.byref(session)),
-          "tf_session_create")
-    if args.weights:
-        check(lib, lib.tf_session_load_parameters(session, args.weights.encode()),
-              "load " + args.weights)
-    else:
-        check(lib, lib.tf_session_init_parameters(session, 1),
-              "tf_session_init_parameters")
-    batch_file = C.c_void_p()
-    check(lib, lib.tf_tensor_file_read(args.inputs.encode(),
-                                       C.byref(batch_file)), "read the batch")
-    count = lib.tf_tensor_file_count(batch_file)
-    batch = (lib.NamedTensor * count)()
-    for i in range(count):
-        check(lib, lib.tf_tensor_file_get(batch_file, i, C.byref(batch[i])),
-              "batch tensor %d" % i)
+    artifact, session = fwd.open_session(lib, args.tfm, args.weights)
+    batch_file, batch = fwd.read_tensors(lib, args.inputs)
+    count = len(batch)
     result = lib.TrainResult()
     first = []
     if args.grads_only:
@@ -220,14 +204,11 @@ def worker_torch(args):
     training = manifest["training"]
     smoothing = float(args.label_smoothing)
     module = reference_models.build(args.model).train()
-    weights, _ = safetensors_io.load(args.weights)
-    module.load_state_dict(
-        {k: torch.from_numpy(np.array(v)) for k, v in weights.items()},
-        strict=True)
+    fwd.load_weights(module, args.weights)
     batch, _ = safetensors_io.load(args.inputs)
     inputs = [torch.from_numpy(np.array(batch[n])) for n in training["inputs"]]
     labels = torch.from_numpy(np.array(batch[training["labels"][0]]))
-    del weights, batch
+    del batch
     params = [p for p in module.parameters() if p.requires_grad]
     optimizer = make_optimizer(torch, params, training["optimizer"])
     factor = schedule_factor(training.get("schedule", {"kind": "constant"}),
@@ -408,11 +389,7 @@ def driver(args):
     sys.path.insert(0, PYTHON_TESTS)
     import safetensors_io
 
-    for path, what in ((args.compiler, "transfuse-compile"),
-                       (args.runtime, "the runtime")):
-        if not os.path.exists(path):
-            sys.exit("error: %s not found at %s (build first, or --build DIR)"
-                     % (what, path))
+    fwd.require_tools(args)
     if not os.path.isdir(fwd.PEER_BLAS_DIR):
         sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
                  "(the PyTorch peer must run on OpenBLAS)" % fwd.PEER_BLAS_DIR)
@@ -438,11 +415,7 @@ def driver(args):
     rows, details, variants = [], [], []
     cores = set()
     for model in args.models:
-        spec = os.path.join(ROOT, "models", model + ".pbtxt")
-        work = os.path.join(CACHE_DIR, model)
-        os.makedirs(work, exist_ok=True)
-        tfm = os.path.join(work, "model.tfm")
-        weights = os.path.join(work, "weights.safetensors")
+        spec, work, tfm, weights = fwd.model_files(CACHE_DIR, model)
         batch_path = os.path.join(work, "batch.safetensors")
         try:
             compile_s = compile_spec(args, spec, tfm)
@@ -589,29 +562,10 @@ def main():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", nargs="+", default=MODELS, choices=MODELS,
-                        metavar="NAME", help="seed models to run (default: "
-                        "all four: %s)" % " ".join(MODELS))
-    parser.add_argument("--threads", type=int, default=2,
-                        help="threads on both sides (default 2); ours also "
-                             "runs on 1")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="timed steps per side (default 5)")
-    parser.add_argument("--warmup", type=int, default=3,
-                        help="untimed steps first (default 3)")
-    parser.add_argument("--min-repeats", type=int, default=2,
-                        help="timed steps even past --max-seconds (default 2)")
-    parser.add_argument("--max-seconds", type=float, default=8.0,
-                        help="stop timing a side after this long, once "
-                             "--min-repeats are done (default 8)")
-    parser.add_argument("--wait-quiet", type=int, default=30, metavar="S",
-                        help="before each model, wait up to S seconds for "
-                             "other work on the machine to stop (default 30)")
-    parser.add_argument("--seed", type=int, default=1,
-                        help="seed of the random batch (default 1)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides (e.g. "
-                             "SkylakeX); default: OpenBLAS's own choice")
+    fwd.add_common_options(parser, "steps", repeats=5, min_repeats=2,
+                           max_seconds=8.0, wait_quiet=30,
+                           threads_help="threads on both sides; ours also "
+                                        "runs on 1")
     parser.add_argument("--omp-wait-policy", default="passive",
                         choices=["passive", "active", "default"],
                         help="OMP_WAIT_POLICY of both sides (default "
@@ -621,25 +575,14 @@ def main():
     parser.add_argument("--no-optimizer-split", dest="optimizer_split",
                         action="store_false",
                         help="skip the SGD copy of %s" % SGD_VARIANT)
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
-                        help="the build directory (default build/)")
-    parser.add_argument("--compiler", help=argparse.SUPPRESS)
-    parser.add_argument("--runtime", help=argparse.SUPPRESS)
-    parser.add_argument("--worker", choices=["ours", "torch", "weights"],
-                        help=argparse.SUPPRESS)
+    fwd.add_build_options(parser)
     parser.add_argument("--grads-only", action="store_true",
                         help=argparse.SUPPRESS)
     parser.add_argument("--label-smoothing", default="0",
                         help=argparse.SUPPRESS)
     for name in ("--model", "--tfm", "--weights", "--inputs"):
         parser.add_argument(name, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.threads < 1 or args.repeats < 1 or args.min_repeats < 1:
-        parser.error("--threads, --repeats and --min-repeats must be positive")
-    args.compiler = args.compiler or os.path.join(args.build, "bin",
-                                                  "transfuse-compile")
-    args.runtime = os.path.abspath(args.runtime or os.path.join(
-        args.build, "lib", "libtransfuse_runtime.so"))
+    args = fwd.parse_arguments(parser)
     if args.worker:
         {"ours": worker_ours, "torch": worker_torch,
          "weights": fwd.worker_weights}[args.worker](args)
