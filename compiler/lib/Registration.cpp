@@ -9,9 +9,8 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 namespace transfuse {
 
@@ -20,9 +19,10 @@ void registerDialects(mlir::DialectRegistry &registry) {
   // the LLVM dialect: every upstream dialect, with its interface models.
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerOpenMPDialectTranslation(registry);
+  // LLVM IR of the host code, and of the kernels (NVVM) that
+  // gpu-module-to-binary compiles to PTX for the CUDA target.
+  mlir::registerAllToLLVMIRTranslations(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registry.insert<nn::NNDialect>();
   nn::registerBufferizableOpInterfaceExternalModels(registry);
   nn::registerDifferentiableOpInterfaceExternalModels(registry);

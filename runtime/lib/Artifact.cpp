@@ -201,6 +201,10 @@ std::shared_ptr<Artifact> Artifact::open(const std::string &path) {
   return artifact;
 }
 
+const void *Artifact::symbol(const std::string &name) const {
+  return handle_ ? dlsym(handle_, name.c_str()) : nullptr;
+}
+
 Artifact::~Artifact() {
   if (handle_)
     dlclose(handle_);

@@ -6,7 +6,10 @@
 // completed step, the artifact's manifest and its fingerprint, plus what the
 // caller adds (a data position, a vocabulary). The manifest is kept whole so
 // that resuming with another artifact can say what differs, not only that
-// something does. Loading checks everything before it copies anything.
+// something does; whole but for what depends on the target (Manifest::
+// modelJson), so that a checkpoint of the CPU artifact of a spec resumes on
+// its CUDA artifact and back. Loading checks everything before it copies
+// anything.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
@@ -31,10 +34,9 @@ const std::set<std::string> kReservedKeys = {
 
 std::string fingerprint(const Manifest &manifest) {
   char hex[17];
-  std::snprintf(
-      hex, sizeof hex, "%016llx",
-      static_cast<unsigned long long>(fnv1a64(manifest.canonicalJson.data(),
-                                              manifest.canonicalJson.size())));
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(fnv1a64(
+                    manifest.modelJson.data(), manifest.modelJson.size())));
   return hex;
 }
 
@@ -106,6 +108,7 @@ int64_t parseStep(const std::string &text, const std::string &where) {
 void Session::saveCheckpoint(
     const std::string &path,
     const std::map<std::string, std::string> &metadata) const {
+  refreshHost();
   const Manifest &m = manifest();
   for (const auto &[key, value] : metadata)
     if (kReservedKeys.count(key))
@@ -117,7 +120,7 @@ void Session::saveCheckpoint(
   all["model"] = m.model;
   all[kMarkerKey] = kMarker;
   all[kStepKey] = std::to_string(step_);
-  all[kManifestKey] = m.canonicalJson;
+  all[kManifestKey] = m.modelJson;
   all[kFingerprintKey] = fingerprint(m);
 
   std::vector<TensorToWrite> tensors;
@@ -175,8 +178,8 @@ void Session::loadCheckpoint(const TensorFile &file) {
     std::string what;
     auto stored = metadata.find(kManifestKey);
     if (stored != metadata.end() && json::accept(stored->second))
-      what = difference(json::parse(stored->second),
-                        json::parse(m.canonicalJson), "");
+      what =
+          difference(json::parse(stored->second), json::parse(m.modelJson), "");
     if (what.empty())
       what = "its manifest fingerprint is " + value(kFingerprintKey) +
              ", this artifact's " + fingerprint(m);
@@ -193,6 +196,7 @@ void Session::loadCheckpoint(const TensorFile &file) {
     if (state[i]->bytes)
       std::memcpy(state_[i].data(), state[i]->data, state[i]->bytes);
   step_ = step;
+  hostChanged();
 }
 
 } // namespace transfuse::rt

@@ -193,6 +193,9 @@ EntryPoint ManifestParser::entryPoint(const json &value,
   }
   entry.inputs = tensorList(value, path, "inputs");
   entry.outputs = tensorList(value, path, "outputs");
+  if (manifest.target == kCudaTarget)
+    entry.arenaBytes = bytes(*member(value, path, "arena_bytes", true),
+                             join(path, "arena_bytes"));
   return entry;
 }
 
@@ -218,10 +221,18 @@ Manifest ManifestParser::parse(std::string_view text) {
                                    ", this runtime reads " +
                                    std::to_string(TF_FORMAT_VERSION));
   manifest.target = string(*member(root, "", "target", true), "target");
-  if (manifest.target != tf_runtime_target())
-    fail(TF_ERROR_UNSUPPORTED, where + ": target '" + manifest.target +
-                                   "' but this runtime runs '" +
-                                   tf_runtime_target() + "'");
+  if (manifest.target == kCudaTarget && !cudaSupported())
+    fail(TF_ERROR_UNSUPPORTED,
+         where + ": target 'cuda' but this runtime was built without CUDA "
+                 "(TRANSFUSE_CUDA=OFF, or no CUDA toolkit at build time)");
+  if (manifest.target != tf_runtime_target() && manifest.target != kCudaTarget)
+    fail(
+        TF_ERROR_UNSUPPORTED,
+        where + ": target '" + manifest.target + "' but this runtime runs '" +
+            tf_runtime_target() + "'" +
+            (cudaSupported() ? " and '" + std::string(kCudaTarget) + "'" : ""));
+  if (manifest.target == kCudaTarget)
+    manifest.cuda = cuda(*member(root, "", "cuda", true), "cuda");
   manifest.cpu = optionalString(root, "", "cpu");
   manifest.producer = optionalString(root, "", "producer");
   manifest.model = string(*member(root, "", "model", true), "model");
@@ -256,6 +267,11 @@ Manifest ManifestParser::parse(std::string_view text) {
     manifest.training = training(*section, "training");
   checkTraining(manifest);
   manifest.canonicalJson = root.dump();
+  for (const char *key : {"target", "cpu", "cuda"})
+    root.erase(key);
+  for (json &entry : root["entry_points"])
+    entry.erase("arena_bytes");
+  manifest.modelJson = root.dump();
   return manifest;
 }
 

@@ -133,6 +133,12 @@ private:
   std::vector<size_t> entryState(const json &names, const std::string &path,
                                  const Manifest &manifest) const;
   Training training(const json &value, const std::string &path) const;
+
+  // Target "cuda" (ManifestCuda.cpp).
+  /// The `cuda` section: images, kernels, workspace.
+  CudaCode cuda(const json &value, const std::string &path) const;
+  /// A non-negative byte count.
+  uint64_t bytes(const json &value, const std::string &path) const;
   /// The train_step contract (docs/artifact.md), once everything is parsed.
   void checkTraining(const Manifest &manifest) const;
 

@@ -128,10 +128,24 @@ void Session::run(std::string_view entryName,
   for (size_t i = 0; i < entry.outputs.size(); ++i)
     buffers.push_back(output(entryIndex, i).data());
 
-  int32_t status = entry.fn(buffers.data());
-  if (status != 0)
-    fail(TF_ERROR_EXECUTION, where + "the generated code failed (returned " +
-                                 std::to_string(status) + ")");
+  if (device_) {
+    if (newer_ == Newer::Host) {
+      device_->upload(parameters_, state_);
+      newer_ = Newer::Neither;
+    }
+    size_t firstInput = entry.parameters.size() + entry.state.size();
+    std::vector<const void *> hostInputs(buffers.begin() + firstInput,
+                                         buffers.begin() + firstInput +
+                                             entry.inputs.size());
+    device_->run(entryIndex, hostInputs, outputs_[entryIndex]);
+    if (entry.updates)
+      newer_ = Newer::Device;
+  } else {
+    int32_t status = entry.fn(buffers.data());
+    if (status != 0)
+      fail(TF_ERROR_EXECUTION, where + "the generated code failed (returned " +
+                                   std::to_string(status) + ")");
+  }
   // The step an update took is the one the session has now completed.
   int64_t stepInput = entry.findInput(kStepInput);
   if (entry.updates && stepInput >= 0 &&

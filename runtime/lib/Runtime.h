@@ -141,6 +141,9 @@ struct EntryPoint {
   /// writes its parameters and state in place. Others never write them.
   bool updates = false;
   std::vector<TensorDesc> inputs, outputs;
+  /// CUDA: the bytes of device memory its temporaries need (the compiler's
+  /// plan); 0 on the CPU, whose generated code allocates its own.
+  uint64_t arenaBytes = 0;
   EntryFn fn = nullptr; // resolved when the code is loaded
 
   /// -1 if absent.
@@ -166,6 +169,25 @@ struct Training {
   int64_t ignoreIndex = -100;
 };
 
+/// One image of a CUDA artifact's kernels: a cubin for one GPU
+/// architecture, or PTX the driver compiles for newer ones.
+struct CudaImage {
+  std::string arch;   // "sm_90" for a cubin, "compute_90" for PTX
+  bool ptx = false;   // format "ptx" (else "cubin")
+  std::string symbol; // the code's exported data symbol holding it
+  uint64_t bytes = 0;
+};
+
+/// The manifest's `cuda` section (target "cuda", docs/artifact.md).
+struct CudaCode {
+  std::vector<std::string> archs;
+  std::vector<CudaImage> images;
+  /// The generated kernels; tfrt_cuda_launch names one by its index here.
+  std::vector<std::string> kernels;
+  /// Device memory the library calls need (cuBLASLt's workspace).
+  uint64_t workspaceBytes = 0;
+};
+
 /// The entry point that takes one optimizer step, and its fixed tensors.
 constexpr const char *kTrainStep = "train_step";
 constexpr const char *kStepInput = "step";
@@ -179,15 +201,26 @@ struct Manifest {
   std::vector<TensorDesc> state;
   std::vector<EntryPoint> entryPoints;
   std::optional<Training> training;
+  /// Target "cuda": its kernels and memory plan.
+  std::optional<CudaCode> cuda;
   /// The manifest re-serialised with sorted keys and no spaces: the same
   /// for the same content, whatever the file's layout.
   std::string canonicalJson;
+  /// canonicalJson without what depends on the target (target, cpu, cuda,
+  /// arena_bytes): the same for the CPU and the CUDA artifact of one spec,
+  /// so their checkpoints are interchangeable.
+  std::string modelJson;
 
   /// -1 if absent.
   int64_t findParameter(std::string_view name) const;
   int64_t findState(std::string_view name) const;
   int64_t findEntryPoint(std::string_view name) const;
 };
+
+/// The target of CUDA artifacts.
+constexpr const char *kCudaTarget = "cuda";
+/// Whether this runtime was built with CUDA support.
+bool cudaSupported();
 
 /// Parses and validates a manifest. Every failure is an Error whose message
 /// starts with `where` and names the field (`entry_points[0].inputs[1].shape`).
@@ -206,6 +239,8 @@ public:
   const std::string &path() const { return path_; }
   const Manifest &manifest() const { return manifest_; }
   const std::string &manifestJson() const { return manifestJson_; }
+  /// The address of a data symbol the code exports, or null.
+  const void *symbol(const std::string &name) const;
 
 private:
   Artifact() = default;
@@ -284,6 +319,29 @@ struct NamedInput {
   const void *data;
 };
 
+/// Where a session's entry points run when it is not this process's own
+/// memory: the GPU of a CUDA artifact. It holds its own copy of the
+/// parameters and optimizer state.
+class Device {
+public:
+  virtual ~Device() = default;
+  /// Copies the host's parameters and state to the device.
+  virtual void upload(const std::vector<Buffer> &parameters,
+                      const std::vector<Buffer> &state) = 0;
+  /// Copies the device's parameters and state to the host.
+  virtual void download(std::vector<Buffer> &parameters,
+                        std::vector<Buffer> &state) = 0;
+  /// Runs entry point `entry` on host `inputs` (checked), writing its
+  /// outputs to the host buffers `outputs`.
+  virtual void run(size_t entry, const std::vector<const void *> &inputs,
+                   std::vector<Buffer> &outputs) = 0;
+};
+
+/// The GPU device of a CUDA artifact (cuda/DeviceSession.cpp);
+/// TF_ERROR_UNSUPPORTED when there is no driver or GPU, or the runtime was
+/// built without CUDA.
+std::unique_ptr<Device> openCudaDevice(const Artifact &artifact);
+
 class Session {
 public:
   explicit Session(std::shared_ptr<const Artifact> artifact);
@@ -318,9 +376,19 @@ public:
   void loadCheckpoint(const TensorFile &file);
 
 private:
+  /// With a device: the host copies are brought up to date before they are
+  /// read (saving, a parameter view), after which the host's may change.
+  void refreshHost() const;
+  void hostChanged() { newer_ = Newer::Host; }
+
   std::shared_ptr<const Artifact> artifact_;
-  std::vector<Buffer> parameters_;
-  std::vector<Buffer> state_;
+  // Refreshed from the device by const methods that read them.
+  mutable std::vector<Buffer> parameters_;
+  mutable std::vector<Buffer> state_;
+  std::unique_ptr<Device> device_;
+  /// With a device: which copy of the parameters and state is newer.
+  enum class Newer { Neither, Host, Device };
+  mutable Newer newer_ = Newer::Host;
   int64_t step_ = 0;
   std::vector<std::vector<Buffer>> outputs_; // per entry point, lazily
 };

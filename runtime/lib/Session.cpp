@@ -69,9 +69,18 @@ void checkNoOtherTensors(const TensorFile &file, const Manifest &manifest) {
 Session::Session(std::shared_ptr<const Artifact> artifact)
     : artifact_(std::move(artifact)) {
   ensureThreadsApplied();
+  if (manifest().target == kCudaTarget)
+    device_ = openCudaDevice(*artifact_);
   parameters_ = allocate(manifest().parameters);
   state_ = allocate(manifest().state);
   outputs_.resize(manifest().entryPoints.size());
+}
+
+void Session::refreshHost() const {
+  if (device_ && newer_ == Newer::Device) {
+    device_->download(parameters_, state_);
+    newer_ = Newer::Neither;
+  }
 }
 
 void Session::initialize(uint64_t seed) {
@@ -81,6 +90,7 @@ void Session::initialize(uint64_t seed) {
   for (Buffer &buffer : state_)
     std::memset(buffer.data(), 0, buffer.size());
   step_ = 0;
+  hostChanged();
 }
 
 void Session::loadParameters(const std::string &path) {
@@ -88,12 +98,17 @@ void Session::loadParameters(const std::string &path) {
   std::vector<const StoredTensor *> sources =
       matchTensors(file, manifest().parameters, "parameter");
   checkNoOtherTensors(file, manifest());
+  // The state stays as it is: bring it up to date before the upload that
+  // the new parameters cause.
+  refreshHost();
   for (size_t i = 0; i < sources.size(); ++i)
     if (sources[i]->bytes)
       std::memcpy(parameters_[i].data(), sources[i]->data, sources[i]->bytes);
+  hostChanged();
 }
 
 void Session::saveParameters(const std::string &path) const {
+  refreshHost();
   const Manifest &m = manifest();
   std::vector<TensorToWrite> tensors;
   for (size_t i = 0; i < m.parameters.size(); ++i) {
@@ -106,10 +121,15 @@ void Session::saveParameters(const std::string &path) const {
 }
 
 Buffer *Session::parameter(std::string_view name, const TensorDesc **desc) {
+  // The caller may write through the buffer.
+  refreshHost();
+  hostChanged();
   return find(parameters_, manifest().parameters, name, desc);
 }
 
 Buffer *Session::state(std::string_view name, const TensorDesc **desc) {
+  refreshHost();
+  hostChanged();
   return find(state_, manifest().state, name, desc);
 }
 

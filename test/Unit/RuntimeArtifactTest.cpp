@@ -189,13 +189,13 @@ TEST_F(RuntimeArtifactTest, MalformedJson) {
 TEST_F(RuntimeArtifactTest, WrongTarget) {
   Outcome result = openManifest([] {
     json manifest = fakeManifest();
-    manifest["target"] = "cuda";
+    manifest["target"] = "rocm";
     return manifest;
   }()
                                     .dump());
   EXPECT_EQ(result.status, TF_ERROR_UNSUPPORTED);
   EXPECT_CONTAINS(result.message,
-                  "model.tfm': target 'cuda' but this runtime runs 'cpu'");
+                  "model.tfm': target 'rocm' but this runtime runs 'cpu'");
 }
 
 TEST_F(RuntimeArtifactTest, ManifestFormatVersion) {

@@ -1,14 +1,17 @@
 //===- transfuse-compile.cpp - Model spec to compiled IR ------------------===//
 //
 //   transfuse-compile model.pbtxt [-D batch=32] [--compile-to=PHASE]
-//                     [--emit=mlir|summary|llvm|artifact] [-o FILE]
-//                     [--target=cpu] [--cpu=NAME] [--dump-phases-to=DIR]
+//                     [--emit=mlir|summary|llvm|ptx|artifact] [-o FILE]
+//                     [--target=cpu|cuda] [--cpu=NAME]
+//                     [--cuda-arch=sm_80,sm_90] [--cuda-path=DIR]
+//                     [--dump-phases-to=DIR]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
 // Errors in the spec are printed as file:line:col with the offending line.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Backend/Artifact.h"
 #include "transfuse/Backend/CPUBackend.h"
+#include "transfuse/Backend/CUDABackend.h"
 #include "transfuse/Import/Importer.h"
 #include "transfuse/Pipeline/Pipeline.h"
 #include "transfuse/Registration.h"
@@ -40,9 +43,9 @@ static cl::list<std::string>
 static cl::opt<std::string>
     compileTo("compile-to", cl::value_desc("phase"),
               cl::desc("Stop after this phase (import, graph, fuse, autodiff, "
-                       "optimizer, plan, codegen; default fuse, or codegen "
-                       "with --target)"));
-enum class Emit { Mlir, Summary, LLVM, Artifact };
+                       "optimizer, plan, [kernels with --target=cuda,] "
+                       "codegen; default fuse, or codegen with --target)"));
+enum class Emit { Mlir, Summary, LLVM, PTX, Artifact };
 static cl::opt<Emit> emit(
     "emit",
     cl::desc("What to write (default: mlir, or artifact with "
@@ -50,12 +53,23 @@ static cl::opt<Emit> emit(
     cl::values(clEnumValN(Emit::Mlir, "mlir", "the IR after the last phase"),
                clEnumValN(Emit::Summary, "summary",
                           "inputs, outputs, layers, parameters, op counts"),
-               clEnumValN(Emit::LLVM, "llvm", "the optimised LLVM IR"),
+               clEnumValN(Emit::LLVM, "llvm",
+                          "the optimised LLVM IR (of the host code for cuda)"),
+               clEnumValN(Emit::PTX, "ptx",
+                          "the kernels' PTX for every architecture (cuda)"),
                clEnumValN(Emit::Artifact, "artifact",
                           "the .tfm artifact (code and manifest)")));
 static cl::opt<std::string>
-    target("target", cl::value_desc("cpu"),
+    target("target", cl::value_desc("cpu|cuda"),
            cl::desc("Compile to an artifact for this target"));
+static cl::opt<std::string> cudaArchs(
+    "cuda-arch", cl::init("sm_80,sm_90"), cl::value_desc("sm_XY,..."),
+    cl::desc("GPU architectures of the kernels (--target=cuda): a cubin "
+             "each, and PTX of the last for newer GPUs"));
+static cl::opt<std::string>
+    cudaPath("cuda-path", cl::value_desc("dir"),
+             cl::desc("The CUDA toolkit (default: $CUDA_HOME, $CUDA_PATH, "
+                      "/usr/local/cuda)"));
 static cl::opt<std::string>
     cpuName("cpu", cl::value_desc("name"),
             cl::desc("The LLVM CPU to generate code for (default: this host)"));
@@ -83,32 +97,40 @@ static LogicalResult writeFile(StringRef path,
   return success();
 }
 
-/// Code generation for `module` (after the codegen phase) as the artifact
-/// or the LLVM IR.
-static LogicalResult emitCode(ModuleOp module,
+/// Code generation for `module` (after the codegen phase) as the artifact,
+/// the LLVM IR or, for CUDA, the PTX.
+static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
                               transfuse::ArtifactInfo &artifact) {
   // Read the options first: the in-process linker resets every command-line
   // option of the process when it finishes.
   const Emit what = emit;
   const std::string output = outputPath;
-  transfuse::CPUTarget cpu{cpuName};
-  artifact.target = "cpu";
-  artifact.cpu = transfuse::resolveCPUName(cpu);
   if (what == Emit::Artifact && output == "-") {
     llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
     return failure();
   }
-  std::string error, llvmIR;
-  llvm::raw_string_ostream llvmStream(llvmIR);
-  FailureOr<std::string> code = transfuse::compileToSharedObject(
-      module, artifact.entryPoints, artifact.parameters.size(), cpu, error,
-      what == Emit::LLVM ? &llvmStream : nullptr);
+  std::string error, text;
+  llvm::raw_string_ostream textStream(text);
+  FailureOr<std::string> code;
+  if (tgt.kind == transfuse::Target::Kind::CUDA) {
+    code = transfuse::compileCUDASharedObject(
+        module, artifact, tgt.cudaArchs, tgt.cudaToolkit, error,
+        what == Emit::LLVM ? &textStream : nullptr,
+        what == Emit::PTX ? &textStream : nullptr);
+  } else {
+    transfuse::CPUTarget cpu{cpuName};
+    artifact.target = "cpu";
+    artifact.cpu = transfuse::resolveCPUName(cpu);
+    code = transfuse::compileToSharedObject(
+        module, artifact.entryPoints, artifact.parameters.size(), cpu, error,
+        what == Emit::LLVM ? &textStream : nullptr);
+  }
   if (failed(code)) {
     llvm::errs() << "error: " << error << "\n";
     return failure();
   }
-  if (what == Emit::LLVM)
-    return writeFile(output, [&](raw_ostream &os) { os << llvmIR; });
+  if (what != Emit::Artifact)
+    return writeFile(output, [&](raw_ostream &os) { os << text; });
   if (failed(transfuse::writeArtifact(output, artifact, *code, error))) {
     llvm::errs() << "error: " << error << "\n";
     return failure();
@@ -116,34 +138,67 @@ static LogicalResult emitCode(ModuleOp module,
   return success();
 }
 
-static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
-  if (!target.empty() && target != "cpu") {
+/// The target of --target and its options, checked before anything runs.
+static FailureOr<transfuse::Target> parseTarget() {
+  transfuse::Target result;
+  if (target.empty() || target == "cpu")
+    return result;
+  if (target != "cuda") {
     llvm::errs() << "error: --target=" << target
-                 << ": unknown target (targets: cpu)\n";
+                 << ": unknown target (targets: cpu, cuda)\n";
     return failure();
   }
-  bool generatesCode =
-      !target.empty() || emit == Emit::LLVM || emit == Emit::Artifact;
+  result.kind = transfuse::Target::Kind::CUDA;
+  std::string error;
+  FailureOr<std::vector<std::string>> archs =
+      transfuse::parseCUDAArchs(cudaArchs, error);
+  FailureOr<std::string> toolkit =
+      failed(archs) ? FailureOr<std::string>(failure())
+                    : transfuse::findCUDAToolkit(cudaPath, error);
+  if (failed(toolkit)) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  result.cudaArchs = *archs;
+  result.cudaToolkit = *toolkit;
+  return result;
+}
+
+static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  FailureOr<transfuse::Target> tgt = parseTarget();
+  if (failed(tgt))
+    return failure();
+  bool cuda = tgt->kind == transfuse::Target::Kind::CUDA;
+  bool generatesCode = !target.empty() || emit == Emit::LLVM ||
+                       emit == Emit::PTX || emit == Emit::Artifact;
   if (compileTo.getNumOccurrences() == 0)
     compileTo = generatesCode ? "codegen" : "fuse";
   if (emit.getNumOccurrences() == 0)
     emit = target.empty() ? Emit::Mlir : Emit::Artifact;
-  if ((emit == Emit::LLVM || emit == Emit::Artifact) &&
+  if (emit == Emit::PTX && !cuda) {
+    llvm::errs() << "error: --emit=ptx needs --target=cuda\n";
+    return failure();
+  }
+  if ((emit == Emit::LLVM || emit == Emit::PTX || emit == Emit::Artifact) &&
       compileTo != "codegen") {
     llvm::errs() << "error: --emit="
-                 << (emit == Emit::LLVM ? "llvm" : "artifact")
+                 << (emit == Emit::LLVM  ? "llvm"
+                     : emit == Emit::PTX ? "ptx"
+                                         : "artifact")
                  << " needs the codegen phase, not --compile-to=" << compileTo
                  << "\n";
     return failure();
   }
-  std::optional<transfuse::Phase> last = transfuse::parsePhase(compileTo);
+  std::optional<transfuse::Phase> last =
+      transfuse::parsePhase(compileTo, tgt->kind);
   if (!last) {
     SmallVector<std::string> names;
-    for (transfuse::Phase phase : transfuse::allPhases())
+    for (transfuse::Phase phase : transfuse::allPhases(tgt->kind))
       names.push_back(transfuse::phaseName(phase).str());
     llvm::errs() << "error: --compile-to=" << compileTo
-                 << ": unknown phase (phases: " << llvm::join(names, ", ")
-                 << ")\n";
+                 << ": unknown phase (phases"
+                 << (cuda ? " of --target=cuda" : "") << ": "
+                 << llvm::join(names, ", ") << ")\n";
     return failure();
   }
   SmallVector<transfuse::spec::DimOverride> overrides;
@@ -183,6 +238,7 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return failure();
     }
   transfuse::ArtifactInfo artifact;
+  ArrayRef<transfuse::Phase> phases = transfuse::allPhases(tgt->kind);
   auto afterPhase = [&](transfuse::Phase phase, ModuleOp op) -> LogicalResult {
     // The artifact describes the model as the last nn phase leaves it.
     if (phase == transfuse::Phase::Optimizer && generatesCode) {
@@ -193,18 +249,17 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     if (dumpPhasesTo.empty())
       return success();
-    unsigned index = llvm::find(transfuse::allPhases(), phase) -
-                     transfuse::allPhases().begin();
+    unsigned index = llvm::find(phases, phase) - phases.begin();
     SmallString<128> path(dumpPhasesTo);
     llvm::sys::path::append(path, llvm::formatv("{0:d2}-{1}.mlir", index + 1,
                                                 transfuse::phaseName(phase))
                                       .str());
     return writeFile(path, [&](raw_ostream &os) { op.print(os); });
   };
-  if (failed(transfuse::runPipeline(**module, *last, afterPhase)))
+  if (failed(transfuse::runPipeline(**module, *last, *tgt, afterPhase)))
     return failure();
-  if (emit == Emit::LLVM || emit == Emit::Artifact)
-    return emitCode(**module, artifact);
+  if (emit == Emit::LLVM || emit == Emit::PTX || emit == Emit::Artifact)
+    return emitCode(**module, *tgt, artifact);
   return writeFile(outputPath, [&](raw_ostream &os) {
     if (emit == Emit::Summary)
       transfuse::printSummary(**module, layers, os);

@@ -175,6 +175,29 @@ static void writeTensor(llvm::json::OStream &json, const TensorInfo &tensor) {
   });
 }
 
+static void writeCUDA(llvm::json::OStream &json, const CUDAInfo &cuda) {
+  json.attributeObject("cuda", [&] {
+    json.attributeArray("archs", [&] {
+      for (const std::string &arch : cuda.archs)
+        json.value(arch);
+    });
+    json.attributeArray("images", [&] {
+      for (const CUDAImageInfo &image : cuda.images)
+        json.object([&] {
+          json.attribute("arch", image.arch);
+          json.attribute("format", image.ptx ? "ptx" : "cubin");
+          json.attribute("symbol", image.symbol);
+          json.attribute("bytes", static_cast<int64_t>(image.bytes.size()));
+        });
+    });
+    json.attributeArray("kernels", [&] {
+      for (const std::string &kernel : cuda.kernels)
+        json.value(kernel);
+    });
+    json.attribute("workspace_bytes", cuda.workspaceBytes);
+  });
+}
+
 std::string renderManifest(const ArtifactInfo &info) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -230,8 +253,12 @@ std::string renderManifest(const ArtifactInfo &info) {
             for (const TensorInfo &output : entry.outputs)
               writeTensor(json, output);
           });
+          if (entry.arenaBytes)
+            json.attribute("arena_bytes", *entry.arenaBytes);
         });
     });
+    if (info.cuda)
+      writeCUDA(json, *info.cuda);
   });
   return text;
 }

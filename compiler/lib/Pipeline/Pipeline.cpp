@@ -13,11 +13,18 @@ using namespace mlir;
 
 namespace transfuse {
 
-static constexpr Phase kPhases[] = {
+static constexpr Phase kCPUPhases[] = {
     Phase::Import,    Phase::Graph, Phase::Fuse,   Phase::Autodiff,
     Phase::Optimizer, Phase::Plan,  Phase::Codegen};
+static constexpr Phase kCUDAPhases[] = {
+    Phase::Import,    Phase::Graph, Phase::Fuse,    Phase::Autodiff,
+    Phase::Optimizer, Phase::Plan,  Phase::Kernels, Phase::Codegen};
 
-ArrayRef<Phase> allPhases() { return kPhases; }
+ArrayRef<Phase> allPhases(Target::Kind target) {
+  if (target == Target::Kind::CUDA)
+    return kCUDAPhases;
+  return kCPUPhases;
+}
 
 StringRef phaseName(Phase phase) {
   switch (phase) {
@@ -33,14 +40,16 @@ StringRef phaseName(Phase phase) {
     return "optimizer";
   case Phase::Plan:
     return "plan";
+  case Phase::Kernels:
+    return "kernels";
   case Phase::Codegen:
     return "codegen";
   }
   llvm_unreachable("unknown phase");
 }
 
-std::optional<Phase> parsePhase(StringRef name) {
-  for (Phase phase : kPhases)
+std::optional<Phase> parsePhase(StringRef name, Target::Kind target) {
+  for (Phase phase : allPhases(target))
     if (phaseName(phase) == name)
       return phase;
   return std::nullopt;
@@ -80,6 +89,55 @@ static constexpr llvm::StringLiteral kCodegenPipeline =
     "convert-cf-to-llvm, convert-index-to-llvm, convert-openmp-to-llvm, "
     "reconcile-unrealized-casts";
 
+/// The CUDA target's plan: everything the GPU runs is one entry point's own
+/// code (calls are inlined first), layer norm, the losses and the embedding
+/// gradient stay whole for the runtime's kernels, sizeable reductions are
+/// split in two so that they run on many threads, and the temporaries
+/// become views of one arena planned from their lifetimes.
+static constexpr llvm::StringLiteral kCUDAPlanPipeline =
+    "inline, nn-externalize-parameters, "
+    "convert-nn-to-linalg{keep-kernel-ops}, nn-scalars-to-tensors, "
+    "canonicalize, nn-fuse-elementwise-loops, canonicalize, cse, "
+    "nn-split-reductions, "
+    "canonicalize, eliminate-empty-tensors, "
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map}, "
+    "buffer-results-to-out-params{hoist-static-allocs "
+    "modify-public-functions}, canonicalize, "
+    "nn-attention-to-runtime-call{target=cuda}, "
+    "nn-matmul-to-runtime-call{target=cuda}, nn-kernel-ops-to-runtime-call, "
+    "canonicalize, buffer-deallocation-pipeline, nn-dealloc-after-last-use, "
+    "nn-plan-device-memory";
+
+/// Every loop nest becomes a GPU kernel: one thread per iteration of its
+/// parallel loops, upstream's mapping to blocks and threads, outlining, then
+/// one module of distinct kernels.
+static constexpr llvm::StringLiteral kCUDAKernelsPipeline =
+    "nn-map-loops-to-gpu, func.func(gpu-map-parallel-loops, "
+    "convert-parallel-loops-to-gpu), canonicalize, nn-sink-into-launches, "
+    "gpu-kernel-outlining, nn-merge-gpu-modules, canonicalize";
+
+/// The kernels to NVVM and PTX for every architecture (libdevice linked
+/// from the toolkit), then the host code to the LLVM dialect with each
+/// launch a call of the runtime.
+static std::string cudaCodegenPipeline(const Target &target) {
+  std::string pipeline;
+  for (const std::string &arch : target.cudaArchs)
+    pipeline += "nvvm-attach-target{chip=" + arch + " features=+ptx80 O=3}, ";
+  pipeline +=
+      "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
+      "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}, canonicalize, "
+      "cse, reconcile-unrealized-casts), "
+      "gpu-module-to-binary{format=isa toolkit=" +
+      target.cudaToolkit +
+      "}, nn-lower-kernel-launches, expand-strided-metadata, lower-affine, "
+      "convert-scf-to-cf, canonicalize, finalize-memref-to-llvm, "
+      "convert-arith-to-llvm, "
+      "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}, "
+      "convert-cf-to-llvm, convert-index-to-llvm, reconcile-unrealized-casts";
+  return pipeline;
+}
+
 static void addPipeline(PassManager &pm, llvm::StringRef pipeline) {
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("the built-in pass pipeline does not parse");
@@ -102,7 +160,9 @@ static void addFusionPasses(PassManager &pm) {
 
 /// The passes of one phase after import, run once (or, for fuse, per
 /// round). The training phases do nothing for a model without a loss.
-static void addPhasePasses(Phase phase, ModuleOp module, PassManager &pm) {
+static void addPhasePasses(Phase phase, ModuleOp module, const Target &target,
+                           PassManager &pm) {
+  bool cuda = target.kind == Target::Kind::CUDA;
   bool trains = module.lookupSymbol("loss") && module->hasAttr("nn.training");
   switch (phase) {
   case Phase::Import:
@@ -130,10 +190,14 @@ static void addPhasePasses(Phase phase, ModuleOp module, PassManager &pm) {
     pm.addPass(createCSEPass());
     break;
   case Phase::Plan:
-    addPipeline(pm, kPlanPipeline);
+    addPipeline(pm, cuda ? kCUDAPlanPipeline : kPlanPipeline);
+    break;
+  case Phase::Kernels:
+    addPipeline(pm, kCUDAKernelsPipeline);
     break;
   case Phase::Codegen:
-    addPipeline(pm, kCodegenPipeline);
+    addPipeline(pm, cuda ? cudaCodegenPipeline(target)
+                         : std::string(kCodegenPipeline));
     break;
   }
 }
@@ -141,14 +205,14 @@ static void addPhasePasses(Phase phase, ModuleOp module, PassManager &pm) {
 /// Runs `phase`'s passes, repeating the fuse phase until the IR stops
 /// changing.
 static LogicalResult runPhase(Phase phase, ModuleOp module,
-                              TimingScope &timing) {
+                              const Target &target, TimingScope &timing) {
   int rounds = phase == Phase::Fuse ? kMaxFuseRounds : 1;
   for (int round = 0; round < rounds; ++round) {
     PassManager pm(module->getName());
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     pm.enableTiming(timing);
-    addPhasePasses(phase, module, pm);
+    addPhasePasses(phase, module, target, pm);
     OperationFingerPrint before(module);
     if (failed(pm.run(module)))
       return failure();
@@ -159,15 +223,15 @@ static LogicalResult runPhase(Phase phase, ModuleOp module,
 }
 
 LogicalResult
-runPipeline(ModuleOp module, Phase last,
+runPipeline(ModuleOp module, Phase last, const Target &target,
             function_ref<LogicalResult(Phase, ModuleOp)> afterPhase) {
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope rootTiming = timing.getRootScope();
-  for (Phase phase : kPhases) {
+  for (Phase phase : allPhases(target.kind)) {
     if (phase != Phase::Import) {
       TimingScope phaseTiming = rootTiming.nest(phaseName(phase));
-      if (failed(runPhase(phase, module, phaseTiming)))
+      if (failed(runPhase(phase, module, target, phaseTiming)))
         return failure();
     }
     if (failed(afterPhase(phase, module)))

@@ -4,7 +4,10 @@
 // tfrt_attention_f32 for nn.attention_into, and the training pair
 // tfrt_attention_stats_f32 and tfrt_attention_backward_f32 for
 // nn.attention_stats_into and nn.attention_grad_into. Each takes every
-// operand as a pointer and strides.
+// operand as a pointer and strides. For the CUDA target the same ops call
+// the tfrt_cuda_ kernels, which take the dropout seed as a pointer (it is
+// in device memory, where the host code cannot read it) and the backward a
+// scratch buffer for its row statistics.
 // That lets the head-splitting transposes around attention become views:
 // a buffer written only by a transpose and read only by the kernel is
 // replaced by a transposed view of the transpose's source, and the kernel
@@ -37,11 +40,15 @@ using transfuse::nn::AttentionStatsIntoOp;
 
 namespace {
 
-constexpr llvm::StringLiteral kAttention = "tfrt_attention_f32";
-constexpr llvm::StringLiteral kAttentionStats = "tfrt_attention_stats_f32";
-constexpr llvm::StringLiteral kAttentionBackward =
-    "tfrt_attention_backward_f32";
+constexpr llvm::StringLiteral kAttention = "attention_f32";
+constexpr llvm::StringLiteral kAttentionStats = "attention_stats_f32";
+constexpr llvm::StringLiteral kAttentionBackward = "attention_backward_f32";
 constexpr int64_t kRank = 4;
+
+/// The runtime function of `kernel` for the CPU or the CUDA target.
+std::string runtimeName(StringRef kernel, bool cuda) {
+  return ((cuda ? "tfrt_cuda_" : "tfrt_") + kernel).str();
+}
 
 /// A transpose that keeps the last dimension, the form the kernel can read
 /// through strides.
@@ -182,13 +189,15 @@ SmallVector<Type> commonArgumentTypes(MLIRContext *context) {
 }
 
 /// The kernel `name` of `op`'s kind, declared once per module.
-template <typename OpT> func::FuncOp declareKernel(ModuleOp module, OpT) {
+template <typename OpT>
+func::FuncOp declareKernel(ModuleOp module, OpT, bool cuda) {
   MLIRContext *context = module.getContext();
   Type i64 = IntegerType::get(context, 64), f32 = Float32Type::get(context);
   Type ptr = LLVM::LLVMPointerType::get(context);
   SmallVector<Type> arguments = commonArgumentTypes(context);
   SmallVector<Type> tensor = {ptr, i64, i64, i64};
-  SmallVector<Type> dropout = {f32, i64, i64}; // rate, seed, stream
+  // rate, seed (its value, or on the GPU its address), stream
+  SmallVector<Type> dropout = {f32, cuda ? ptr : i64, i64};
   StringRef name = kAttention;
   if constexpr (std::is_same_v<OpT, AttentionIntoOp>) {
     arguments.append(tensor); // out
@@ -204,8 +213,10 @@ template <typename OpT> func::FuncOp declareKernel(ModuleOp module, OpT) {
     for (int i = 0; i < 4; ++i) // grad_out, grad_q, grad_k, grad_v
       arguments.append(tensor);
     arguments.append(dropout);
+    if (cuda)
+      arguments.push_back(ptr); // scratch
   }
-  return declareRuntimeFunction(module, name,
+  return declareRuntimeFunction(module, runtimeName(name, cuda),
                                 FunctionType::get(context, arguments, {}));
 }
 
@@ -230,7 +241,7 @@ bool hasContiguousLastDim(Value memref) {
 /// The argument list of one kernel call, built in the kernel's order.
 class KernelCall {
 public:
-  KernelCall(Operation *op) : b(op), loc(op->getLoc()) {}
+  KernelCall(Operation *op, bool cuda) : b(op), loc(op->getLoc()), cuda(cuda) {}
 
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
@@ -296,10 +307,19 @@ public:
     return success();
   }
 
-  /// Dropout's rate, the seed loaded from its buffer, and the stream.
+  /// Dropout's rate, the seed loaded from its buffer (on the GPU, the
+  /// buffer's address), and the stream.
   void dropout(double rate, Value seed, int64_t stream) {
-    arguments.append(
-        {f32(rate), memref::LoadOp::create(b, loc, seed), i64(stream)});
+    Value key = cuda ? pointerOf(b, loc, seed)
+                     : Value(memref::LoadOp::create(b, loc, seed));
+    arguments.append({f32(rate), key, i64(stream)});
+  }
+
+  /// A fresh f32 buffer of `count` elements for the kernel's own use.
+  void scratch(int64_t count) {
+    auto type = MemRefType::get({count}, b.getF32Type());
+    arguments.push_back(
+        pointerOf(b, loc, memref::AllocOp::create(b, loc, type)));
   }
 
   void emit(func::FuncOp kernel) {
@@ -308,6 +328,7 @@ public:
 
   OpBuilder b;
   Location loc;
+  bool cuda;
   SmallVector<Value> arguments;
 };
 
@@ -332,13 +353,14 @@ LogicalResult checkTensors(Operation *op, ArrayRef<Value> tensors) {
 /// kernel starts with, then what `tail` adds. `tensors` are the rank-4
 /// buffers it passes.
 template <typename OpT>
-LogicalResult lowerWith(OpT op, func::FuncOp kernel, ArrayRef<Value> tensors,
+LogicalResult lowerWith(OpT op, func::FuncOp kernel, bool cuda,
+                        ArrayRef<Value> tensors,
                         function_ref<void(KernelCall &)> tail) {
   SmallVector<Value> checked = {op.getQuery(), op.getKey(), op.getValue()};
   checked.append(tensors.begin(), tensors.end());
   if (failed(checkTensors(op, checked)))
     return failure();
-  KernelCall call(op);
+  KernelCall call(op, cuda);
   if (failed(call.common(op)))
     return failure();
   tail(call);
@@ -347,13 +369,13 @@ LogicalResult lowerWith(OpT op, func::FuncOp kernel, ArrayRef<Value> tensors,
   return success();
 }
 
-LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel) {
-  return lowerWith(op, kernel, {op.getOut()},
+LogicalResult lower(AttentionIntoOp op, func::FuncOp kernel, bool cuda) {
+  return lowerWith(op, kernel, cuda, {op.getOut()},
                    [&](KernelCall &call) { call.tensor(op.getOut()); });
 }
 
-LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel) {
-  return lowerWith(op, kernel, {op.getOut()}, [&](KernelCall &call) {
+LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel, bool cuda) {
+  return lowerWith(op, kernel, cuda, {op.getOut()}, [&](KernelCall &call) {
     call.tensor(op.getOut());
     call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
     call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
@@ -361,36 +383,39 @@ LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel) {
   });
 }
 
-LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel) {
+LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel, bool cuda) {
   SmallVector<Value> tensors = {op.getGrad(), op.getGradQuery(),
                                 op.getGradKey(), op.getGradValue()};
   SmallVector<Value> checked = {op.getOut()};
   checked.append(tensors);
-  return lowerWith(op, kernel, checked, [&](KernelCall &call) {
+  return lowerWith(op, kernel, cuda, checked, [&](KernelCall &call) {
     call.tensor(op.getOut());
     call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
     for (Value tensor : tensors)
       call.tensor(tensor);
     call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
                  op.getStream());
+    // D = rowsum(dO ∘ O), one float per query row.
+    if (cuda)
+      call.scratch(cast<MemRefType>(op.getLse().getType()).getNumElements());
   });
 }
 
 /// Lowers every `OpT` of `module` to its kernel, reading q, k and v through
 /// views of the transposes that filled them where it can.
-template <typename OpT> LogicalResult lowerAll(ModuleOp module) {
+template <typename OpT> LogicalResult lowerAll(ModuleOp module, bool cuda) {
   SmallVector<OpT> ops;
   module.walk([&](OpT op) { ops.push_back(op); });
   if (ops.empty())
     return success();
-  func::FuncOp kernel = declareKernel(module, ops.front());
+  func::FuncOp kernel = declareKernel(module, ops.front(), cuda);
   for (OpT op : ops) {
     for (OpOperand *operand :
          {&op.getQueryMutable(), &op.getKeyMutable(), &op.getValueMutable()})
       absorbInputTranspose(op, *operand);
     if constexpr (std::is_same_v<OpT, AttentionIntoOp>)
       absorbOutputTranspose(op);
-    if (failed(lower(op, kernel)))
+    if (failed(lower(op, kernel, cuda)))
       return failure();
   }
   return success();
@@ -398,11 +423,13 @@ template <typename OpT> LogicalResult lowerAll(ModuleOp module) {
 
 struct AttentionToRuntimeCallPass
     : transfuse::impl::AttentionToRuntimeCallBase<AttentionToRuntimeCallPass> {
+  using AttentionToRuntimeCallBase::AttentionToRuntimeCallBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(lowerAll<AttentionIntoOp>(module)) ||
-        failed(lowerAll<AttentionStatsIntoOp>(module)) ||
-        failed(lowerAll<AttentionGradIntoOp>(module)))
+    bool cuda = target == transfuse::RuntimeTarget::CUDA;
+    if (failed(lowerAll<AttentionIntoOp>(module, cuda)) ||
+        failed(lowerAll<AttentionStatsIntoOp>(module, cuda)) ||
+        failed(lowerAll<AttentionGradIntoOp>(module, cuda)))
       signalPassFailure();
   }
 };

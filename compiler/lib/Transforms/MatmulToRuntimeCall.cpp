@@ -18,6 +18,7 @@ using namespace transfuse::buffers;
 namespace {
 
 constexpr llvm::StringLiteral kGemm = "tfrt_gemm_f32";
+constexpr llvm::StringLiteral kCUDAGemm = "tfrt_cuda_gemm_f32";
 
 bool isContiguousF32(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
@@ -75,12 +76,12 @@ Operation *findZeroInit(Operation *op, Value output) {
   return nullptr;
 }
 
-func::FuncOp declareGemm(ModuleOp module) {
+func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   MLIRContext *context = module.getContext();
   Type i64 = IntegerType::get(context, 64), i32 = IntegerType::get(context, 32);
   Type ptr = LLVM::LLVMPointerType::get(context);
   return declareRuntimeFunction(
-      module, kGemm,
+      module, name,
       FunctionType::get(
           context,
           {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, ptr, i32, ptr, i64},
@@ -136,6 +137,7 @@ LogicalResult rewrite(linalg::LinalgOp op, bool transposeB, func::FuncOp gemm) {
 
 struct MatmulToRuntimeCallPass
     : transfuse::impl::MatmulToRuntimeCallBase<MatmulToRuntimeCallPass> {
+  using MatmulToRuntimeCallBase::MatmulToRuntimeCallBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<linalg::LinalgOp, bool>> matmuls;
@@ -155,7 +157,8 @@ struct MatmulToRuntimeCallPass
     });
     if (matmuls.empty())
       return;
-    func::FuncOp gemm = declareGemm(module);
+    func::FuncOp gemm = declareGemm(
+        module, target == transfuse::RuntimeTarget::CUDA ? kCUDAGemm : kGemm);
     for (auto [op, transposeB] : matmuls)
       (void)rewrite(op, transposeB, gemm);
   }

@@ -1,7 +1,8 @@
 //===- BufferizableOpInterfaceImpl.cpp - Bufferizing nn ops ---------------===//
 //
 // The attention ops are kept whole through bufferization so that each runs
-// as one fused runtime kernel.
+// as one fused runtime kernel; so are layer norm, the losses and the
+// embedding gradient when the CUDA target keeps them for its kernels.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Dialect/NN/BufferizableOpInterfaceImpl.h"
 #include "transfuse/Dialect/NN/NNOps.h"
@@ -113,6 +114,37 @@ void attentionGradInto(RewriterBase &rewriter, AttentionGradOp op,
       op.getMaskFillAttr(), op.getDropoutAttr(), op.getStreamAttr());
 }
 
+void layerNormInto(RewriterBase &rewriter, LayerNormOp op,
+                   ArrayRef<Value> operands, ArrayRef<Value> results) {
+  Value residual = op.getResidual() ? operands[3] : Value();
+  LayerNormIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
+                          operands[2], residual, results[0], op.getAxisAttr(),
+                          op.getEpsilonAttr());
+}
+
+void layerNormGradInto(RewriterBase &rewriter, LayerNormGradOp op,
+                       ArrayRef<Value> operands, ArrayRef<Value> results) {
+  LayerNormGradIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
+                              operands[2], results[0], results[1], results[2],
+                              op.getAxisAttr(), op.getEpsilonAttr());
+}
+
+/// The losses and their gradients: two operands, one result, the same
+/// attributes on tensors and on buffers.
+template <typename OpT, typename IntoT>
+void lossInto(RewriterBase &rewriter, OpT op, ArrayRef<Value> operands,
+              ArrayRef<Value> results) {
+  IntoT::create(rewriter, op.getLoc(), TypeRange(),
+                ValueRange{operands[0], operands[1], results[0]},
+                op->getAttrs());
+}
+
+void embeddingGradInto(RewriterBase &rewriter, EmbeddingGradOp op,
+                       ArrayRef<Value> operands, ArrayRef<Value> results) {
+  EmbeddingGradIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
+                              results[0], op.getNumRowsAttr());
+}
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -123,6 +155,23 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
         KernelOpInterface<AttentionStatsOp, attentionStatsInto>>(*context);
     AttentionGradOp::attachInterface<
         KernelOpInterface<AttentionGradOp, attentionGradInto>>(*context);
+    LayerNormOp::attachInterface<KernelOpInterface<LayerNormOp, layerNormInto>>(
+        *context);
+    LayerNormGradOp::attachInterface<
+        KernelOpInterface<LayerNormGradOp, layerNormGradInto>>(*context);
+    CrossEntropyOp::attachInterface<KernelOpInterface<
+        CrossEntropyOp, lossInto<CrossEntropyOp, CrossEntropyIntoOp>>>(
+        *context);
+    CrossEntropyGradOp::attachInterface<KernelOpInterface<
+        CrossEntropyGradOp,
+        lossInto<CrossEntropyGradOp, CrossEntropyGradIntoOp>>>(*context);
+    NllLossOp::attachInterface<
+        KernelOpInterface<NllLossOp, lossInto<NllLossOp, NllLossIntoOp>>>(
+        *context);
+    NllLossGradOp::attachInterface<KernelOpInterface<
+        NllLossGradOp, lossInto<NllLossGradOp, NllLossGradIntoOp>>>(*context);
+    EmbeddingGradOp::attachInterface<
+        KernelOpInterface<EmbeddingGradOp, embeddingGradInto>>(*context);
   });
 }
 

@@ -36,6 +36,27 @@ struct EntryPointInfo {
   std::vector<std::string> state;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  /// CUDA: the bytes of the arena its temporaries are planned in.
+  std::optional<int64_t> arenaBytes;
+};
+
+/// One image of a CUDA artifact's kernels, exported by the code as
+/// `symbol`.
+struct CUDAImageInfo {
+  std::string arch; // "sm_90" (cubin) or "compute_90" (PTX)
+  bool ptx = false;
+  std::string symbol;
+  std::string bytes;
+};
+
+/// The manifest's `cuda` section.
+struct CUDAInfo {
+  std::vector<std::string> archs;
+  std::vector<CUDAImageInfo> images;
+  /// The generated kernels in tfrt_cuda_launch's numbering.
+  std::vector<std::string> kernels;
+  /// Device memory for the library calls (cuBLASLt's workspace).
+  int64_t workspaceBytes = 0;
 };
 
 struct ArtifactInfo {
@@ -48,6 +69,8 @@ struct ArtifactInfo {
   std::vector<EntryPointInfo> entryPoints;
   /// The manifest's `training` object, for a model that trains.
   std::optional<llvm::json::Object> training;
+  /// Target "cuda": its kernels and device memory.
+  std::optional<CUDAInfo> cuda;
 };
 
 /// Parameters, state and the entry points (`forward`, and `loss`,

@@ -9,6 +9,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace transfuse {
 
@@ -30,22 +32,42 @@ enum class Phase {
   /// optimizer's update stored in place.
   Optimizer,
   /// Parameters as arguments, lowered to linalg, elementwise chains fused,
-  /// bufferized with results as out-parameters, matmuls on the runtime's
-  /// GEMM, buffers freed after their last use.
+  /// bufferized with results as out-parameters, matmuls and the other
+  /// kernels the runtime provides as calls. On the CPU buffers are freed
+  /// after their last use; for CUDA they are views of one arena planned
+  /// from their lifetimes.
   Plan,
-  /// Loops, then the LLVM dialect with bare-pointer calling convention.
+  /// CUDA only: every loop nest left becomes a GPU kernel, outlined into a
+  /// `gpu.module` and launched from the host function.
+  Kernels,
+  /// CPU: loops, then the LLVM dialect with bare-pointer calling convention.
+  /// CUDA: the kernels in NVVM and PTX (a `gpu.binary`), the host functions
+  /// in the LLVM dialect, calling the runtime to launch them.
   Codegen,
 };
 
-llvm::ArrayRef<Phase> allPhases();
-llvm::StringRef phaseName(Phase phase);
-std::optional<Phase> parsePhase(llvm::StringRef name);
+/// The target the phases after plan generate code for.
+struct Target {
+  enum class Kind { CPU, CUDA };
+  Kind kind = Kind::CPU;
+  /// CUDA: the architectures the kernels are compiled for ("sm_80", ...)
+  /// and the toolkit (libdevice, ptxas).
+  std::vector<std::string> cudaArchs;
+  std::string cudaToolkit;
+};
 
-/// Runs the phases after import, up to and including `last`, on `module`,
-/// honouring MLIR's pass-manager command-line options (IR printing, timing).
-/// `afterPhase` sees the module after import and after each later phase.
+/// The phases of `target`, in order.
+llvm::ArrayRef<Phase> allPhases(Target::Kind target);
+llvm::StringRef phaseName(Phase phase);
+/// The phase `name` of `target`; none if there is no such phase.
+std::optional<Phase> parsePhase(llvm::StringRef name, Target::Kind target);
+
+/// Runs the phases of `target` after import, up to and including `last`,
+/// on `module`, honouring MLIR's pass-manager command-line options (IR
+/// printing, timing). `afterPhase` sees the module after import and after
+/// each later phase.
 mlir::LogicalResult runPipeline(
-    mlir::ModuleOp module, Phase last,
+    mlir::ModuleOp module, Phase last, const Target &target,
     llvm::function_ref<mlir::LogicalResult(Phase, mlir::ModuleOp)> afterPhase);
 
 /// A human-readable account of a module: inputs, outputs, the layers it was

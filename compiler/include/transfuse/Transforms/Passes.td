@@ -3,6 +3,17 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The runtime-call passes' choice of kernels.
+defvar runtimeTargetOption = Option<"target", "target",
+    "::transfuse::RuntimeTarget", "::transfuse::RuntimeTarget::CPU",
+    "Whose kernels to call: cpu (tfrt_*) or cuda (tfrt_cuda_*)", [{
+      ::llvm::cl::values(
+          clEnumValN(::transfuse::RuntimeTarget::CPU, "cpu",
+                     "the CPU runtime's kernels"),
+          clEnumValN(::transfuse::RuntimeTarget::CUDA, "cuda",
+                     "the CUDA runtime's kernels"))
+    }]>;
+
 def FuseAttention : Pass<"nn-fuse-attention"> {
   let summary = "Replaces softmax(q kᵀ · scale + masks) v with nn.attention";
   let description = [{
@@ -94,13 +105,17 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     (`sinusoidal_encoding`, `triangular_mask`) constants. Fused ops expand
     into the same building blocks, except f32 `nn.attention`, which stays
     whole for bufferization into `nn.attention_into` and the runtime's fused
-    kernel unless `expand-attention` is set. Parameters must be arguments
-    already (`nn-externalize-parameters`); dropout is the identity
-    (inference).
+    kernel unless `expand-attention` is set. With `keep-kernel-ops`, f32
+    `nn.layer_norm`, `nn.layer_norm_grad`, the losses and their gradients
+    and `nn.embedding_grad` stay whole too, for the runtime's kernels (the
+    CUDA target). Parameters must be arguments already
+    (`nn-externalize-parameters`); dropout is the identity (inference).
   }];
   let options = [
     Option<"expandAttention", "expand-attention", "bool", "false",
-           "Expand every nn.attention into matmuls and a softmax">
+           "Expand every nn.attention into matmuls and a softmax">,
+    Option<"keepKernelOps", "keep-kernel-ops", "bool", "false",
+           "Keep f32 layer norm, losses and the embedding gradient whole">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
@@ -121,7 +136,13 @@ def AttentionToRuntimeCall
     through, when nothing in between touches the memory involved. Operands
     must be rank-4 f32 (the mask i1 or f32) with a contiguous last
     dimension; anything else is an error.
+
+    With `target=cuda` the ops call the CUDA runtime's twins
+    (`tfrt_cuda_attention_f32`, ...), which take the dropout seed by its
+    address (device memory the host code cannot read) and, for the
+    backward, a scratch buffer of one float per query row.
   }];
+  let options = [runtimeTargetOption];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
@@ -136,11 +157,32 @@ def MatmulToRuntimeCall : Pass<"nn-matmul-to-runtime-call", "::mlir::ModuleOp"> 
     fill, or a copy of a buffer that holds zeros at that point) becomes one
     call to `tfrt_gemm_f32` (docs/artifact.md), which the runtime
     implements with OpenBLAS; the zeroing goes away. Anything else is left
-    for the generic lowering.
+    for the generic lowering. With `target=cuda` the call is of
+    `tfrt_cuda_gemm_f32`, the same GEMM on cuBLASLt.
   }];
+  let options = [runtimeTargetOption];
   let dependentDialects = [
     "::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
+def KernelOpsToRuntimeCall
+    : Pass<"nn-kernel-ops-to-runtime-call", "::mlir::ModuleOp"> {
+  let summary = "Runs layers on buffers on the CUDA runtime's kernels";
+  let description = [{
+    Every `nn.layer_norm_into`, `nn.layer_norm_grad_into`,
+    `nn.cross_entropy_into`, `nn.cross_entropy_grad_into`,
+    `nn.nll_loss_into`, `nn.nll_loss_grad_into` and `nn.embedding_grad_into`
+    becomes one call of the CUDA runtime's kernel for it
+    (`tfrt_cuda_layer_norm_f32`, ...; docs/artifact.md): dense buffers by
+    address, sizes as rows and columns, attributes as scalars, and the
+    scratch memory the kernel needs as a fresh buffer. An operand that is a
+    strided view is copied into a dense buffer first. Operands must be f32.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 
@@ -205,6 +247,132 @@ def DeallocAfterLastUse : Pass<"nn-dealloc-after-last-use"> {
     deallocation pipeline frees at the end of the block; this bounds peak
     memory by what is live at once instead of the sum of all temporaries.
   }];
+}
+
+def PlanDeviceMemory : Pass<"nn-plan-device-memory", "::mlir::ModuleOp"> {
+  let summary = "Places every temporary in one arena, from their lifetimes";
+  let description = [{
+    For the GPU, where nothing is allocated while a step runs: each function
+    with a body gets a last argument, the arena (`memref<Nxi8>` with the
+    `nn.arena` argument attribute), and each of its `memref.alloc`s becomes
+    a `memref.view` of it. A temporary lives from its allocation to its
+    `memref.dealloc` (which goes) or the end of the function; temporaries
+    whose lifetimes overlap get disjoint bytes (256-byte aligned), others
+    share them, placed first fit in order of decreasing size. The function's
+    `nn.arena_bytes` attribute gives N, what the runtime allocates.
+
+    A constant passed to a runtime call is first copied into a temporary:
+    constants live with the generated kernels on the device. An allocation
+    that is dynamic or inside a region, or a call of a function with a body,
+    is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def SplitReductions : Pass<"nn-split-reductions"> {
+  let summary = "Splits reductions with few results for many GPU threads";
+  let description = [{
+    A `linalg.generic` on tensors with one result that reduces at least
+    4096 elements into fewer than 16384 results, with an associative
+    combiner (`yield combine(%out, x)`: integer add, max, min, float add
+    with `reassoc`) and projected-permutation maps, has one reduction
+    dimension d of size E split as d = r * c + p (c dividing E): a first op
+    computes `[c, results...]` partials, starting at the combiner's
+    neutral element, each over every c-th element; a second combines them
+    into the original init. The pass repeats on both until nothing is left
+    to split. c is chosen so that the first op has about 16384 results and
+    each still reduces at least 4 elements.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def ScalarsToTensors : Pass<"nn-scalars-to-tensors", "::mlir::ModuleOp"> {
+  let summary = "Rewrites host scalar arithmetic on tensor elements as 0-d ops";
+  let description = [{
+    For the CUDA target, on tensors: every `tensor.extract` at the top of a
+    function, and every scalar arithmetic op computed from one (the
+    optimizer's seed, learning rate and bias corrections), becomes a
+    `linalg.generic` on 0-d tensors, so that it runs on the device, where
+    the tensors are. The uses of each such scalar read its 0-d tensor: a
+    0-d `tensor.from_elements` of it becomes the tensor, a use inside a
+    region extracts it there (inside the kernel), and a `linalg.fill` of
+    it becomes a broadcast. Extracting at a computed index is an error.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def MapLoopsToGPU : Pass<"nn-map-loops-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Turns every loop nest of a host function into GPU loops";
+  let description = [{
+    For the CUDA target, after planning: every linalg op and `memref.copy`
+    left in a function's body is lowered to loops with its parallel
+    dimensions outermost, and its parallel iteration space, flattened, is
+    split into blocks of up to 256 threads, one thread per iteration:
+
+    ```mlir
+    scf.parallel (%block) = (0) to (B) step (1) {
+      scf.parallel (%thread) = (0) to (T) step (1) {
+        // i = %block * T + %thread; if i < N: the body at the
+        // delinearised indices, its reductions in order
+      }
+    }
+    ```
+
+    which `gpu-map-parallel-loops` maps to the grid and the block. An op
+    without parallel loops (a full reduction, an op on 0-d buffers), or
+    anything else left that touches memory, runs on one thread. The host
+    keeps only runtime calls, views and address arithmetic; an op whose
+    result the host would need from device memory is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def SinkIntoLaunches : Pass<"nn-sink-into-launches"> {
+  let summary = "Moves views, constants and tables into the launches using them";
+  let description = [{
+    Before outlining: the strided views of buffers (subviews, transposes),
+    constants, constant tables (`memref.get_global`) and side-effect-free
+    scalar arithmetic a `gpu.launch` uses are cloned into it, transitively,
+    so that a kernel's only buffer arguments are statically shaped buffers
+    of identity layout (function arguments, temporaries in the arena and
+    their reshapes), which it takes as bare pointers.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def MergeGPUModules : Pass<"nn-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Gathers the outlined kernels in one module, without duplicates";
+  let description = [{
+    After `gpu-kernel-outlining`: every `gpu.module` is merged into one,
+    `@kernels`. Kernels with the same code (compared by their text) are
+    kept once, and launches of the others are redirected to it; constant
+    tables are kept once by name.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def LowerKernelLaunches : Pass<"nn-lower-kernel-launches", "::mlir::ModuleOp"> {
+  let summary = "Lowers gpu.launch_func to calls of the CUDA runtime";
+  let description = [{
+    Each `gpu.launch_func` becomes a call of
+    `tfrt_cuda_launch(kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+    sharedBytes, args)`, where `kernel` indexes the module's
+    `nn.cuda_kernels` (the names of the launched kernels in order of first
+    launch) and `args` points to one pointer per kernel argument
+    (cuLaunchKernel's layout): a buffer's address, an index as i64. The
+    runtime owns the module and the stream: nothing is loaded in a global
+    constructor and no stream is created or synchronised per launch.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def OutlineLoops : Pass<"nn-outline-loops", "::mlir::ModuleOp"> {

@@ -13,9 +13,10 @@ std::string resolveCPUName(const CPUTarget &target) {
 FailureOr<std::string>
 compileToSharedObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
                       size_t parameterCount, const CPUTarget &target,
-                      std::string &error, llvm::raw_ostream *llvmIR) {
+                      std::string &error, llvm::raw_ostream *llvmIR,
+                      const HostExports &exports) {
   FailureOr<SmallVector<char>> object = cpu::emitObject(
-      module, entryPoints, parameterCount, target, error, llvmIR);
+      module, entryPoints, parameterCount, target, error, llvmIR, exports);
   if (failed(object))
     return failure();
   return cpu::linkSharedObject(*object, error);

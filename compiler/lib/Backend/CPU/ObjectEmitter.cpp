@@ -3,6 +3,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -24,14 +26,15 @@ std::string resolveCPU(const CPUTarget &target) {
 
 /// `int32_t tf_entry_<name>(void **buffers)`: loads each buffer pointer
 /// and calls the bare-pointer function `<name>` (parameters, state, inputs,
-/// then outputs, as buffer-results-to-out-params leaves them).
+/// then outputs, as buffer-results-to-out-params leaves them, then
+/// `trailing` more: the CUDA arena).
 static LogicalResult addEntryWrapper(llvm::Module &module,
                                      const EntryPointInfo &entry,
-                                     size_t parameterCount,
+                                     size_t parameterCount, size_t trailing,
                                      std::string &error) {
   llvm::Function *callee = module.getFunction(entry.name);
   size_t count = parameterCount + entry.state.size() + entry.inputs.size() +
-                 entry.outputs.size();
+                 entry.outputs.size() + trailing;
   if (!callee || callee->arg_size() != count) {
     error = "entry point '" + entry.name + "' has no function of " +
             std::to_string(count) + " buffers";
@@ -54,10 +57,21 @@ static LogicalResult addEntryWrapper(llvm::Module &module,
   return success();
 }
 
+/// Exports `bytes` as the read-only array `name`.
+static void addData(llvm::Module &module, const std::string &name,
+                    const std::string &bytes) {
+  llvm::Constant *contents = llvm::ConstantDataArray::getString(
+      module.getContext(), bytes, /*AddNull=*/false);
+  auto *global = new llvm::GlobalVariable(
+      module, contents->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::ExternalLinkage, contents, name);
+  global->setAlignment(llvm::Align(64));
+}
+
 FailureOr<SmallVector<char>>
 emitObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
            size_t parameterCount, const CPUTarget &target, std::string &error,
-           llvm::raw_ostream *llvmIR) {
+           llvm::raw_ostream *llvmIR, const HostExports &exports) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // Argument names and roles (nn.name, nn.param, nn.state, nn.grad) served
@@ -77,8 +91,11 @@ emitObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
     return failure();
   }
   for (const EntryPointInfo &entry : entryPoints)
-    if (failed(addEntryWrapper(*llvmModule, entry, parameterCount, error)))
+    if (failed(addEntryWrapper(*llvmModule, entry, parameterCount,
+                               exports.trailingBuffers, error)))
       return failure();
+  for (const auto &[name, bytes] : exports.data)
+    addData(*llvmModule, name, bytes);
   // Only the wrappers are the object's interface: everything else may be
   // inlined and dropped.
   for (llvm::Function &function : *llvmModule)

@@ -8,12 +8,13 @@ namespace transfuse::cpu {
 
 std::string resolveCPU(const CPUTarget &target);
 
-/// An O3-optimised ELF relocatable object of `module` with the entry
-/// wrappers; the optimised LLVM IR goes to `llvmIR` when given.
+/// An O2-optimised ELF relocatable object of `module` with the entry
+/// wrappers and `exports`; the optimised LLVM IR goes to `llvmIR` when
+/// given.
 mlir::FailureOr<llvm::SmallVector<char>>
 emitObject(mlir::ModuleOp module, llvm::ArrayRef<EntryPointInfo> entryPoints,
            size_t parameterCount, const CPUTarget &target, std::string &error,
-           llvm::raw_ostream *llvmIR);
+           llvm::raw_ostream *llvmIR, const HostExports &exports);
 
 /// Links an object into a shared object with lld, in this process.
 mlir::FailureOr<std::string> linkSharedObject(llvm::ArrayRef<char> object,

@@ -35,6 +35,18 @@ struct ConvertNNToLinalgPass
           return !expandAttention &&
                  cast<RankedTensorType>(op.getType()).getElementType().isF32();
         });
+    // With keep-kernel-ops, f32 layer norm, the losses and the embedding
+    // gradient stay for the runtime's kernels too (the CUDA target's).
+    target.addDynamicallyLegalOp<
+        transfuse::nn::LayerNormOp, transfuse::nn::LayerNormGradOp,
+        transfuse::nn::CrossEntropyOp, transfuse::nn::CrossEntropyGradOp,
+        transfuse::nn::NllLossOp, transfuse::nn::NllLossGradOp,
+        transfuse::nn::EmbeddingGradOp>([&](Operation *op) {
+      return keepKernelOps &&
+             cast<RankedTensorType>(op->getOperand(0).getType())
+                 .getElementType()
+                 .isF32();
+    });
     // Training attention exists only as the runtime's f32 kernels.
     target.addDynamicallyLegalOp<transfuse::nn::AttentionStatsOp,
                                  transfuse::nn::AttentionGradOp>(

@@ -46,6 +46,7 @@ def NN_BoolTensor : StaticShapeTensorOf<[I1]>;
 def NN_AnyTensor : StaticShapeTensorOf<[AnyType]>;
 def NN_FloatMemRef : StaticShapeMemRefOf<[F32, F16, BF16, F64]>;
 def NN_AnyMemRef : StaticShapeMemRefOf<[AnyType]>;
+def NN_IndexMemRef : StaticShapeMemRefOf<[I32, I64]>;
 def NN_ScalarFloatTensor : 0DTensorOf<[F32, F16, BF16, F64]>;
 // A dropout seed: the 64-bit Philox key of one training step.
 def NN_Seed : 0DTensorOf<[I64]>, BuildableType<

@@ -679,4 +679,111 @@ def NN_NllLossGradOp : NN_Op<"nll_loss_grad", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Layers on buffers
+//===----------------------------------------------------------------------===//
+
+// The CUDA target keeps these ops whole through bufferization
+// (convert-nn-to-linalg{keep-kernel-ops}) for the runtime's kernels: each is
+// the op of the same name on buffers, with its attributes and semantics,
+// reading its operands and writing its results into the `into` buffers.
+// Operands may have any layout; nn-kernel-ops-to-runtime-call makes them
+// contiguous where the kernels need it.
+
+def NN_LayerNormIntoOp : NN_Op<"layer_norm_into"> {
+  let summary = "`nn.layer_norm` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$input,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$gamma,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$beta,
+                       Arg<Optional<NN_FloatMemRef>, "", [MemRead]>:$residual,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$axis, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $input (`+` $residual^)? `,` $gamma `,` $beta `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_LayerNormGradIntoOp : NN_Op<"layer_norm_grad_into"> {
+  let summary = "`nn.layer_norm_grad` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$grad,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$input,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$gamma,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_input,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_gamma,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_beta,
+                       I64Attr:$axis, F64Attr:$epsilon);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $gamma `into` $grad_input `,` $grad_gamma `,`
+    $grad_beta attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_CrossEntropyIntoOp : NN_Op<"cross_entropy_into"> {
+  let summary = "`nn.cross_entropy` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$logits,
+                       Arg<NN_IndexMemRef, "", [MemRead]>:$labels,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$ignore_index, F64Attr:$label_smoothing);
+  let assemblyFormat = [{
+    $logits `,` $labels `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_CrossEntropyGradIntoOp : NN_Op<"cross_entropy_grad_into"> {
+  let summary = "`nn.cross_entropy_grad` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$logits,
+                       Arg<NN_IndexMemRef, "", [MemRead]>:$labels,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$ignore_index, F64Attr:$label_smoothing);
+  let assemblyFormat = [{
+    $logits `,` $labels `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_NllLossIntoOp : NN_Op<"nll_loss_into"> {
+  let summary = "`nn.nll_loss` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$log_probs,
+                       Arg<NN_IndexMemRef, "", [MemRead]>:$labels,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$ignore_index);
+  let assemblyFormat = [{
+    $log_probs `,` $labels `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_NllLossGradIntoOp : NN_Op<"nll_loss_grad_into"> {
+  let summary = "`nn.nll_loss_grad` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$log_probs,
+                       Arg<NN_IndexMemRef, "", [MemRead]>:$labels,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$ignore_index);
+  let assemblyFormat = [{
+    $log_probs `,` $labels `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_EmbeddingGradIntoOp : NN_Op<"embedding_grad_into"> {
+  let summary = "`nn.embedding_grad` on buffers";
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$grad,
+                       Arg<NN_IndexMemRef, "", [MemRead]>:$indices,
+                       Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
+                       I64Attr:$num_rows);
+  let assemblyFormat = [{
+    $grad `,` $indices `into` $out attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TRANSFUSE_NN_OPS

@@ -1,0 +1,277 @@
+//===- KernelOpsToRuntimeCall.cpp - Layers on buffers to the CUDA kernels -===//
+//
+// Each layer kept whole through bufferization (nn.layer_norm_into,
+// nn.layer_norm_grad_into, the losses and their gradients,
+// nn.embedding_grad_into) becomes one call of the CUDA runtime's kernel for
+// it (docs/artifact.md): dense row-major buffers by address, the sizes as
+// rows and columns, the attributes as scalars, and the scratch memory the
+// kernel needs as a fresh buffer, which the memory plan places like any
+// other temporary. An operand that is not dense (a strided view) is copied
+// into a dense buffer first.
+//===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
+#include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_KERNELOPSTORUNTIMECALL
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+using namespace transfuse::nn;
+using transfuse::buffers::declareRuntimeFunction;
+using transfuse::buffers::pointerOf;
+
+namespace {
+
+/// Layer-norm gradients sum their columns over at most this many chunks of
+/// rows (one partial sum per chunk and column, then the chunks in order).
+constexpr int64_t kLayerNormChunks = 512;
+
+bool isDenseRowMajor(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
+    if (type.getDimSize(dim) != 1 && strides[dim] != expected)
+      return false;
+    expected *= type.getDimSize(dim);
+  }
+  return true;
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= dim;
+  return result;
+}
+
+/// The arguments of one runtime call, in the kernel's order, with their
+/// types for its declaration.
+class Call {
+public:
+  explicit Call(Operation *op) : b(op), loc(op->getLoc()) {}
+
+  void i64(int64_t value) {
+    add(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value)));
+  }
+  void i32(int32_t value) {
+    add(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value)));
+  }
+  void f32(double value) {
+    add(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value)));
+  }
+  void null() { add(LLVM::ZeroOp::create(b, loc, pointerType())); }
+
+  /// A buffer the kernel reads, dense (copied into a dense buffer if it is
+  /// a strided view).
+  void input(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!isDenseRowMajor(type)) {
+      Value dense = memref::AllocOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+      memref::CopyOp::create(b, loc, buffer, dense);
+      buffer = dense;
+    }
+    add(pointerOf(b, loc, buffer));
+  }
+  /// A buffer the kernel writes: bufferization allocated it, dense.
+  LogicalResult output(Operation *op, Value buffer) {
+    if (!isDenseRowMajor(cast<MemRefType>(buffer.getType())))
+      return op->emitOpError("the CUDA kernel writes dense buffers, got ")
+             << buffer.getType();
+    add(pointerOf(b, loc, buffer));
+    return success();
+  }
+  /// Labels or ids: the buffer and its index width.
+  void indices(Value buffer) {
+    input(buffer);
+    i32(cast<MemRefType>(buffer.getType()).getElementTypeBitWidth());
+  }
+  /// A fresh buffer of `count` elements of `element` for the kernel's use.
+  void scratch(int64_t count, Type element) {
+    auto type = MemRefType::get({std::max<int64_t>(count, 1)}, element);
+    add(pointerOf(b, loc, memref::AllocOp::create(b, loc, type)));
+  }
+
+  void emit(ModuleOp module, StringRef name) {
+    SmallVector<Type> types;
+    for (Value argument : arguments)
+      types.push_back(argument.getType());
+    func::FuncOp callee = declareRuntimeFunction(
+        module, name, FunctionType::get(b.getContext(), types, {}));
+    func::CallOp::create(b, loc, callee, arguments);
+  }
+
+  OpBuilder b;
+  Location loc;
+
+private:
+  Type pointerType() { return LLVM::LLVMPointerType::get(b.getContext()); }
+  void add(Value value) { arguments.push_back(value); }
+  SmallVector<Value> arguments;
+};
+
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<MemRefType>(value.getType()).getShape();
+}
+
+LogicalResult checkF32(Operation *op, Value value) {
+  if (cast<MemRefType>(value.getType()).getElementType().isF32())
+    return success();
+  return op->emitOpError("the CUDA kernel is f32 only, got ")
+         << value.getType();
+}
+
+/// Rows and columns of a normalised operand: the dimensions before and from
+/// `axis`.
+std::pair<int64_t, int64_t> rowsAndColumns(Value value, int64_t axis) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  return {product(shape.take_front(axis)), product(shape.drop_front(axis))};
+}
+
+LogicalResult lower(ModuleOp module, LayerNormIntoOp op) {
+  if (failed(checkF32(op, op.getInput())))
+    return failure();
+  auto [rows, cols] = rowsAndColumns(op.getInput(), op.getAxis());
+  Call call(op);
+  call.i64(rows);
+  call.i64(cols);
+  call.input(op.getInput());
+  if (op.getResidual())
+    call.input(op.getResidual());
+  else
+    call.null();
+  call.input(op.getGamma());
+  call.input(op.getBeta());
+  call.f32(op.getEpsilon().convertToDouble());
+  if (failed(call.output(op, op.getOut())))
+    return failure();
+  call.emit(module, "tfrt_cuda_layer_norm_f32");
+  return success();
+}
+
+LogicalResult lower(ModuleOp module, LayerNormGradIntoOp op) {
+  if (failed(checkF32(op, op.getInput())))
+    return failure();
+  auto [rows, cols] = rowsAndColumns(op.getInput(), op.getAxis());
+  int64_t rowChunk =
+      std::max<int64_t>(1, (rows + kLayerNormChunks - 1) / kLayerNormChunks);
+  int64_t chunks = (rows + rowChunk - 1) / rowChunk;
+  Call call(op);
+  call.i64(rows);
+  call.i64(cols);
+  call.input(op.getGrad());
+  call.input(op.getInput());
+  call.input(op.getGamma());
+  call.f32(op.getEpsilon().convertToDouble());
+  for (Value out : {op.getGradInput(), op.getGradGamma(), op.getGradBeta()})
+    if (failed(call.output(op, out)))
+      return failure();
+  call.scratch(2 * chunks * cols, call.b.getF32Type());
+  call.i64(rowChunk);
+  call.emit(module, "tfrt_cuda_layer_norm_grad_f32");
+  return success();
+}
+
+/// A loss or its gradient: rows and classes of the scores, the scores, the
+/// labels, ignore_index, the smoothing (cross entropy only), the result and
+/// one float of scratch per row.
+template <typename OpT>
+LogicalResult lowerLoss(ModuleOp module, OpT op, Value scores,
+                        std::optional<double> smoothing, StringRef name) {
+  if (failed(checkF32(op, scores)))
+    return failure();
+  ArrayRef<int64_t> shape = shapeOf(scores);
+  int64_t classes = shape.back(), rows = product(shape.drop_back());
+  Call call(op);
+  call.i64(rows);
+  call.i64(classes);
+  call.input(scores);
+  call.indices(op.getLabels());
+  call.i64(op.getIgnoreIndex());
+  if (smoothing)
+    call.f32(*smoothing);
+  if (failed(call.output(op, op.getOut())))
+    return failure();
+  call.scratch(rows, call.b.getF32Type());
+  call.emit(module, name);
+  return success();
+}
+
+LogicalResult lower(ModuleOp module, CrossEntropyIntoOp op) {
+  return lowerLoss(module, op, op.getLogits(),
+                   op.getLabelSmoothing().convertToDouble(),
+                   "tfrt_cuda_cross_entropy_f32");
+}
+
+LogicalResult lower(ModuleOp module, CrossEntropyGradIntoOp op) {
+  return lowerLoss(module, op, op.getLogits(),
+                   op.getLabelSmoothing().convertToDouble(),
+                   "tfrt_cuda_cross_entropy_grad_f32");
+}
+
+LogicalResult lower(ModuleOp module, NllLossIntoOp op) {
+  return lowerLoss(module, op, op.getLogProbs(), std::nullopt,
+                   "tfrt_cuda_nll_loss_f32");
+}
+
+LogicalResult lower(ModuleOp module, NllLossGradIntoOp op) {
+  return lowerLoss(module, op, op.getLogProbs(), std::nullopt,
+                   "tfrt_cuda_nll_loss_grad_f32");
+}
+
+LogicalResult lower(ModuleOp module, EmbeddingGradIntoOp op) {
+  if (failed(checkF32(op, op.getGrad())))
+    return failure();
+  int64_t width = shapeOf(op.getGrad()).back();
+  int64_t positions = product(shapeOf(op.getIndices()));
+  Call call(op);
+  call.i64(positions);
+  call.i64(width);
+  call.i64(op.getNumRows());
+  call.input(op.getGrad());
+  call.indices(op.getIndices());
+  if (failed(call.output(op, op.getOut())))
+    return failure();
+  // The next position of each id (i32) and whether it is its first (i8).
+  call.scratch(5 * positions, call.b.getI8Type());
+  call.emit(module, "tfrt_cuda_embedding_grad_f32");
+  return success();
+}
+
+struct KernelOpsToRuntimeCallPass
+    : transfuse::impl::KernelOpsToRuntimeCallBase<KernelOpsToRuntimeCallPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
+              CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
+              EmbeddingGradIntoOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult lowered =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
+                    CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
+                    EmbeddingGradIntoOp>(
+                  [&](auto into) { return lower(module, into); });
+      if (failed(lowered))
+        return signalPassFailure();
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,287 @@
+//===- MapLoopsToGPU.cpp - Every loop nest of a host function on the GPU --===//
+//
+// After planning, a CUDA entry point's body holds runtime calls, views and
+// the linalg ops (and copies) that are left: the elementwise and broadcast
+// glue, row reductions, fills. Each of those becomes one GPU kernel: the op
+// is lowered to loops with its parallel dimensions first (reductions run
+// inside a thread, in order), and its parallel iteration space, flattened,
+// is split into blocks of threads, one thread per iteration. The result is
+// a two-level scf.parallel nest (blocks, threads) that upstream's
+// gpu-map-parallel-loops and convert-parallel-loops-to-gpu turn into a
+// gpu.launch. What has no parallel loop (a full reduction, an op on 0-d
+// buffers) runs on one thread. Nothing that touches memory is left on the
+// host: an op that does and cannot be moved is an error.
+//===----------------------------------------------------------------------===//
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_MAPLOOPSTOGPU
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+
+namespace {
+
+/// Threads per block of a generated kernel.
+constexpr int64_t kThreadsPerBlock = 256;
+/// A warp: blocks of fewer threads are rounded up to it.
+constexpr int64_t kWarp = 32;
+
+std::optional<int64_t> constantIndex(Value value) {
+  if (auto constant = value.getDefiningOp<arith::ConstantIndexOp>())
+    return constant.value();
+  return std::nullopt;
+}
+
+/// The generic form of `op` with its parallel loops outermost, so that the
+/// parallel lowering puts them in one scf.parallel around the reductions.
+FailureOr<linalg::LinalgOp> parallelFirst(RewriterBase &rewriter,
+                                          linalg::LinalgOp op) {
+  if (!isa<linalg::GenericOp>(op.getOperation()) &&
+      !isa<linalg::FillOp, linalg::CopyOp, linalg::TransposeOp>(
+          op.getOperation())) {
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return failure();
+    op = *generic;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    return op;
+  SmallVector<unsigned> order;
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (linalg::isParallelIterator(iterators[i]))
+      order.push_back(i);
+  for (unsigned i = 0; i < iterators.size(); ++i)
+    if (!linalg::isParallelIterator(iterators[i]))
+      order.push_back(i);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, iterators.size())))
+    return op;
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return failure();
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
+/// Rewrites every scf.parallel in `root` (`root` itself too, unless it is
+/// `keep`) as scf.for loops: inside a thread, iterations run in order.
+void sequentialize(Operation *root, Operation *keep = nullptr) {
+  SmallVector<scf::ParallelOp> loops;
+  root->walk([&](scf::ParallelOp loop) {
+    if (loop != keep)
+      loops.push_back(loop);
+  });
+  // Post-order: inner loops are rewritten before the loops holding them.
+  for (scf::ParallelOp loop : loops) {
+    OpBuilder b(loop);
+    IRMapping mapping;
+    for (auto [iv, lb, ub, step] :
+         llvm::zip(loop.getInductionVars(), loop.getLowerBound(),
+                   loop.getUpperBound(), loop.getStep())) {
+      auto inner = scf::ForOp::create(b, loop.getLoc(), lb, ub, step);
+      mapping.map(iv, inner.getInductionVar());
+      b.setInsertionPointToStart(inner.getBody());
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, mapping);
+    loop.erase();
+  }
+}
+
+/// The two-level nest of `blocks` blocks of `threads` threads around the
+/// insertion point; returns the builder inside, positioned for the body,
+/// and the linear thread index.
+std::pair<OpBuilder, Value> buildGrid(OpBuilder &b, Location loc,
+                                      int64_t blocks, int64_t threads) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto grid = scf::ParallelOp::create(
+      b, loc, ValueRange{zero},
+      ValueRange{arith::ConstantIndexOp::create(b, loc, blocks)},
+      ValueRange{one});
+  OpBuilder inside = OpBuilder::atBlockBegin(grid.getBody());
+  auto block = scf::ParallelOp::create(
+      inside, loc, ValueRange{zero},
+      ValueRange{arith::ConstantIndexOp::create(inside, loc, threads)},
+      ValueRange{one});
+  OpBuilder body = OpBuilder::atBlockBegin(block.getBody());
+  Value linear = arith::AddIOp::create(
+      body, loc,
+      arith::MulIOp::create(body, loc, grid.getInductionVars()[0],
+                            arith::ConstantIndexOp::create(body, loc, threads)),
+      block.getInductionVars()[0]);
+  return {body, linear};
+}
+
+/// Runs `loop` (constant bounds, no reductions) with one thread per
+/// iteration of its flattened iteration space.
+LogicalResult mapParallel(scf::ParallelOp loop) {
+  if (loop.getNumReductions() != 0)
+    return loop.emitOpError("with reductions cannot be mapped to the GPU");
+  SmallVector<int64_t> lowers, steps, trips;
+  int64_t count = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = constantIndex(lb), u = constantIndex(ub),
+                           s = constantIndex(step);
+    if (!l || !u || !s || *s <= 0)
+      return loop.emitOpError("needs constant bounds to be mapped to the GPU");
+    lowers.push_back(*l);
+    steps.push_back(*s);
+    trips.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+    count *= trips.back();
+  }
+  sequentialize(loop, /*keep=*/loop);
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  if (count == 0) {
+    loop.erase();
+    return success();
+  }
+  int64_t threads =
+      std::min(kThreadsPerBlock, (count + kWarp - 1) / kWarp * kWarp);
+  int64_t blocks = (count + threads - 1) / threads;
+  auto [body, linear] = buildGrid(b, loc, blocks, threads);
+  Value inRange =
+      arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult, linear,
+                            arith::ConstantIndexOp::create(body, loc, count));
+  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
+  OpBuilder then = guard.getThenBodyBuilder();
+  // The last dimension varies fastest, as in the loops it replaces.
+  IRMapping mapping;
+  Value rest = linear;
+  for (int64_t dim = trips.size() - 1; dim >= 0; --dim) {
+    Value trip = arith::ConstantIndexOp::create(then, loc, trips[dim]);
+    Value index =
+        dim == 0 ? rest : arith::RemUIOp::create(then, loc, rest, trip);
+    if (dim != 0)
+      rest = arith::DivUIOp::create(then, loc, rest, trip);
+    Value iv = arith::AddIOp::create(
+        then, loc, arith::ConstantIndexOp::create(then, loc, lowers[dim]),
+        arith::MulIOp::create(
+            then, loc, index,
+            arith::ConstantIndexOp::create(then, loc, steps[dim])));
+    mapping.map(loop.getInductionVars()[dim], iv);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    then.clone(op, mapping);
+  loop.erase();
+  return success();
+}
+
+/// Moves `ops` (consecutive, in one block) into a kernel of one thread.
+/// Their results must not be used after them on the host.
+LogicalResult mapSerial(ArrayRef<Operation *> ops) {
+  DenseSet<Operation *> moved(ops.begin(), ops.end());
+  for (Operation *op : ops)
+    for (Operation *user : op->getUsers())
+      if (!moved.contains(op->getBlock()->findAncestorOpInBlock(*user)))
+        return op->emitOpError(
+            "reads GPU memory for the host: the CUDA target runs it on the "
+            "device, where its result cannot reach the host code");
+  OpBuilder b(ops.front());
+  auto [body, linear] = buildGrid(b, ops.front()->getLoc(), 1, 1);
+  (void)linear;
+  Operation *terminator = body.getInsertionBlock()->getTerminator();
+  for (Operation *op : ops) {
+    op->moveBefore(terminator);
+    sequentialize(op);
+  }
+  return success();
+}
+
+/// Whether `op`, left at the top of a host function, touches memory the
+/// GPU owns: anything that reads or writes a buffer except the runtime
+/// calls (which take addresses), views, and the planned buffers themselves.
+bool touchesDeviceMemory(Operation *op) {
+  if (isa<func::CallOp, func::ReturnOp, ViewLikeOpInterface,
+          memref::ExtractAlignedPointerAsIndexOp,
+          memref::ExtractStridedMetadataOp, memref::GetGlobalOp,
+          memref::AllocOp, memref::DeallocOp>(op))
+    return false;
+  if (op->getNumRegions() > 0)
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return !effects || !effects.hasNoEffect();
+}
+
+/// Lowers the linalg op `op` to loops and maps them: a parallel nest to
+/// threads, anything else to one thread.
+LogicalResult mapLinalg(IRRewriter &rewriter, linalg::LinalgOp op) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::LinalgOp> ordered = parallelFirst(rewriter, op);
+  if (failed(ordered))
+    return op.emitOpError("cannot be lowered to GPU loops");
+  Operation *before = ordered->getOperation()->getPrevNode();
+  Block *block = ordered->getOperation()->getBlock();
+  rewriter.setInsertionPoint(*ordered);
+  if (failed(linalg::linalgOpToParallelLoops(rewriter, *ordered)))
+    return ordered->emitOpError("cannot be lowered to GPU loops");
+  Operation *end = ordered->getOperation();
+  SmallVector<Operation *> created, touching;
+  for (Operation *it = before ? before->getNextNode() : &block->front();
+       it != end; it = it->getNextNode()) {
+    created.push_back(it);
+    if (touchesDeviceMemory(it))
+      touching.push_back(it);
+  }
+  rewriter.eraseOp(*ordered);
+  if (touching.empty())
+    return success();
+  if (touching.size() == 1)
+    if (auto loop = dyn_cast<scf::ParallelOp>(touching.front()))
+      return mapParallel(loop);
+  // Straight-line code (an op on 0-d buffers) or a loop nest without a
+  // parallel loop: all of it on one thread.
+  return mapSerial(created);
+}
+
+LogicalResult mapFunction(func::FuncOp function) {
+  IRRewriter rewriter(function.getContext());
+  SmallVector<Operation *> tops;
+  for (Operation &op : function.getBody().front())
+    tops.push_back(&op);
+  for (Operation *op : tops) {
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      rewriter.setInsertionPoint(copy);
+      op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                  copy.getTarget());
+      rewriter.eraseOp(copy);
+    }
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (failed(mapLinalg(rewriter, linalgOp)))
+        return failure();
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      if (failed(mapParallel(loop)))
+        return failure();
+      continue;
+    }
+    if (touchesDeviceMemory(op) && failed(mapSerial({op})))
+      return failure();
+  }
+  return success();
+}
+
+struct MapLoopsToGPUPass
+    : transfuse::impl::MapLoopsToGPUBase<MapLoopsToGPUPass> {
+  void runOnOperation() override {
+    for (auto function : getOperation().getOps<func::FuncOp>())
+      if (!function.isExternal() && failed(mapFunction(function)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,113 @@
+//===- DeviceSession.h - A session's state on the GPU -----------*- C++ -*-===//
+//
+// What a session of a CUDA artifact holds on the device: the primary
+// context of the GPU, one stream, the artifact's kernels (the cubin for the
+// GPU's architecture, or its PTX compiled by the driver) and the runtime's
+// hand-written ones, and every buffer a step touches, allocated when the
+// session is created (or, for an entry point's inputs and outputs, before
+// its first run): the parameters and optimizer state, which stay resident,
+// the arena the compiler planned for the temporaries, and the library
+// workspace. Running an entry point copies its inputs in, launches
+// everything on the stream, waits, and copies its outputs out; nothing is
+// allocated while it runs.
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H
+#define TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H
+
+#include "Driver.h"
+
+#include "../Runtime.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace transfuse::rt::cuda {
+
+struct Dim3;
+class CublasLt;
+
+/// A block of device memory (none when size is 0).
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(size_t bytes, const std::string &what);
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer();
+
+  CUdeviceptr address() const { return address_; }
+  void *pointer() const { return reinterpret_cast<void *>(address_); }
+  size_t size() const { return size_; }
+
+private:
+  CUdeviceptr address_ = 0;
+  size_t size_ = 0;
+};
+
+class DeviceSession final : public Device {
+public:
+  /// Opens the GPU and loads `artifact`'s kernels; throws a one-line
+  /// TF_ERROR_UNSUPPORTED when there is no driver, no GPU, or no code for it.
+  explicit DeviceSession(const Artifact &artifact);
+  ~DeviceSession() override;
+  DeviceSession(const DeviceSession &) = delete;
+  DeviceSession &operator=(const DeviceSession &) = delete;
+
+  /// "NVIDIA H100 80GB HBM3 (sm_90)".
+  const std::string &deviceName() const { return deviceName_; }
+
+  /// Copies the host tensors to the resident ones on the device.
+  void upload(const std::vector<Buffer> &parameters,
+              const std::vector<Buffer> &state) override;
+  /// Copies the resident tensors back to the host.
+  void download(std::vector<Buffer> &parameters,
+                std::vector<Buffer> &state) override;
+
+  /// Runs entry point `entryIndex` on `inputs` (host, already checked
+  /// against the manifest) and writes its outputs to `outputs` (host).
+  void run(size_t entryIndex, const std::vector<const void *> &inputs,
+           std::vector<Buffer> &outputs) override;
+
+  // For the runtime functions generated code calls (Execution.h).
+  CUstream stream() const { return stream_; }
+  /// Generated kernel `index` (the manifest's cuda.kernels order).
+  CUfunction kernel(int64_t index) const;
+  /// A hand-written kernel by its symbol, resolved on first use.
+  CUfunction libraryKernel(const char *symbol);
+  /// The library workspace (cuda.workspace_bytes).
+  const DeviceBuffer &workspace() const { return workspace_; }
+  /// cuBLASLt, opened on first use.
+  CublasLt &cublasLt();
+
+private:
+  void selectDevice();
+  void loadKernels(const Artifact &artifact);
+  void synchronize(const std::string &what);
+  /// Frees everything on the device and releases the context.
+  void release();
+
+  const Manifest &manifest_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  int computeMajor_ = 0, computeMinor_ = 0;
+  std::string deviceName_;
+  CUmodule module_ = nullptr;
+  std::vector<CUfunction> kernels_;
+  std::vector<CUmodule> libraryModules_;
+  std::map<std::string, CUfunction> libraryKernels_;
+  std::unique_ptr<CublasLt> cublasLt_;
+
+  std::vector<DeviceBuffer> parameters_, state_;
+  /// Per entry point, allocated before its first run.
+  std::vector<std::vector<DeviceBuffer>> inputs_, outputs_;
+  DeviceBuffer arena_, workspace_;
+};
+
+} // namespace transfuse::rt::cuda
+
+#endif // TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H

@@ -1,0 +1,153 @@
+//===- layer_norm.cu - Layer normalisation, forward and backward ----------===//
+//
+// nn.layer_norm (optionally of input + residual) and nn.layer_norm_grad
+// over rows of `cols` elements, with the per-element arithmetic of
+// shared/LayerNormMath.h. Each row is reduced by one block (row statistics
+// in two passes, the mean first and then the centred squares, as the CPU
+// lowering computes them); a row is read again for each pass rather than
+// kept on chip, so any width works, and the re-reads mostly hit the cache.
+//
+// The backward's column sums (grad_gamma, grad_beta) are deterministic
+// without atomics: the block of a chunk of rows walks them in order, each
+// thread adding its own columns' terms into the chunk's partial sums, and
+// tf_layer_norm_grad_columns then adds the chunks' partials in chunk order.
+//===----------------------------------------------------------------------===//
+#include "reduce.cuh"
+#include "shared/LayerNormMath.h"
+#include "shared/RowBlocks.h"
+
+#include <cstdint>
+
+using namespace transfuse::rt;
+using namespace transfuse::rt::cuda;
+
+namespace {
+
+struct RowStatistics {
+  float mean, rstd;
+};
+
+/// Element `c` of the normalised operand: x[c] (+ residual[c]).
+__device__ __forceinline__ float operand(const float *__restrict x,
+                                         const float *__restrict residual,
+                                         int64_t c) {
+  return residual ? x[c] + residual[c] : x[c];
+}
+
+/// The mean and rstd of row x (+ residual), in every thread of the block.
+__device__ RowStatistics rowStatistics(const float *__restrict x,
+                                       const float *__restrict residual,
+                                       int64_t cols, float epsilon) {
+  float sum = 0.0f;
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+    sum += operand(x, residual, c);
+  float mean = layerNormMean(blockSum(sum), cols);
+  float squares = 0.0f;
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+    float centred = operand(x, residual, c) - mean;
+    squares += centred * centred;
+  }
+  return {mean, layerNormRstd(blockSum(squares), cols, epsilon)};
+}
+
+/// Adds one row's grad · xhat and grad to the chunk's partial column sums
+/// `gammaPartial` and `betaPartial` (each column by the one thread that
+/// owns it) and returns the row's means of g and g · xhat, g = grad · gamma.
+__device__ FloatPair accumulateRow(const float *__restrict dy,
+                                   const float *__restrict x,
+                                   const float *__restrict gamma,
+                                   RowStatistics stats, int64_t cols,
+                                   float *gammaPartial, float *betaPartial) {
+  FloatPair sums{0.0f, 0.0f};
+  for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+    float xhat = layerNormXhat(x[c], stats.mean, stats.rstd);
+    float g = dy[c] * gamma[c];
+    sums.first += g;
+    sums.second += g * xhat;
+    gammaPartial[c] += dy[c] * xhat;
+    betaPartial[c] += dy[c];
+  }
+  sums = blockSum(sums);
+  return {layerNormMean(sums.first, cols), layerNormMean(sums.second, cols)};
+}
+
+/// grad_input and the partial column sums for the rows of chunks
+/// blockIdx.x, blockIdx.x + gridDim.x, ...; `partials` holds the chunks'
+/// grad_gamma sums, [chunks][cols], then their grad_beta sums.
+__device__ void layerNormGradChunks(
+    int64_t rows, int64_t cols, const float *__restrict grad,
+    const float *__restrict input, const float *__restrict gamma, float epsilon,
+    int64_t rowChunk, float *__restrict gradInput, float *__restrict partials) {
+  int64_t chunks = (rows - 1) / rowChunk + 1;
+  for (int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    float *gammaPartial = partials + chunk * cols;
+    float *betaPartial = partials + (chunks + chunk) * cols;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+      gammaPartial[c] = 0.0f;
+      betaPartial[c] = 0.0f;
+    }
+    int64_t first = chunk * rowChunk;
+    int64_t end = rows - first < rowChunk ? rows : first + rowChunk;
+    for (int64_t row = first; row < end; ++row) {
+      const float *dy = grad + row * cols;
+      const float *x = input + row * cols;
+      RowStatistics stats = rowStatistics(x, nullptr, cols, epsilon);
+      FloatPair means =
+          accumulateRow(dy, x, gamma, stats, cols, gammaPartial, betaPartial);
+      float *dx = gradInput + row * cols;
+      for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
+        float xhat = layerNormXhat(x[c], stats.mean, stats.rstd);
+        dx[c] = layerNormGradInput(dy[c] * gamma[c], xhat, means.first,
+                                   means.second, stats.rstd);
+      }
+    }
+  }
+}
+
+} // namespace
+
+/// out = layer_norm(input (+ residual)) for rows blockIdx.x, blockIdx.x +
+/// gridDim.x, ...; `residual` may be null. Block: rowThreads(cols).
+extern "C" __global__ void __launch_bounds__(kRowThreadsMax)
+    tf_layer_norm(int64_t rows, int64_t cols, const float *__restrict input,
+                  const float *__restrict residual,
+                  const float *__restrict gamma, const float *__restrict beta,
+                  float epsilon, float *__restrict out) {
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const float *x = input + row * cols;
+    const float *r = residual ? residual + row * cols : nullptr;
+    RowStatistics stats = rowStatistics(x, r, cols, epsilon);
+    float *y = out + row * cols;
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+      y[c] = layerNormOutput(operand(x, r, c), stats.mean, stats.rstd, gamma[c],
+                             beta[c]);
+  }
+}
+
+/// grad_input and the chunks' partial column sums of nn.layer_norm_grad,
+/// chunks of `row_chunk` rows (rows >= 1). Block: rowThreads(cols).
+extern "C" __global__ void __launch_bounds__(kRowThreadsMax)
+    tf_layer_norm_grad_chunks(int64_t rows, int64_t cols, const float *grad,
+                              const float *input, const float *gamma,
+                              float epsilon, int64_t row_chunk,
+                              float *grad_input, float *partials) {
+  layerNormGradChunks(rows, cols, grad, input, gamma, epsilon, row_chunk,
+                      grad_input, partials);
+}
+
+/// grad_gamma (blockIdx.y 0) or grad_beta (1): per column, the sum of the
+/// `chunks` partials in chunk order; zeros when there are none.
+extern "C" __global__ void __launch_bounds__(kPerItemThreads)
+    tf_layer_norm_grad_columns(int64_t cols, int64_t chunks,
+                               const float *__restrict partials,
+                               float *__restrict grad_gamma,
+                               float *__restrict grad_beta) {
+  int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= cols)
+    return;
+  const float *column = partials + blockIdx.y * chunks * cols + c;
+  float sum = 0.0f;
+  for (int64_t chunk = 0; chunk < chunks; ++chunk)
+    sum += column[chunk * cols];
+  (blockIdx.y == 0 ? grad_gamma : grad_beta)[c] = sum;
+}
