@@ -1,5 +1,8 @@
 # The README's two commands. Everything comes from Debian's packages; LLVM/
 # MLIR and protobuf are pinned to the versions the project is tested with.
+# The CUDA target builds against the machine's CUDA 13 toolkit, or, where
+# there is none, NVIDIA's pinned PyPI wheels of its parts
+# (tools/install-cuda-toolkit.sh); TRANSFUSE_CUDA=OFF leaves it out.
 LLVM_VERSION := 1:22.1.8-1~deb12u1
 PROTOBUF_VERSION := 3.21.12-3+deb12u1
 PACKAGES := cmake ninja-build g++ libgtest-dev \
@@ -8,17 +11,26 @@ PACKAGES := cmake ninja-build g++ libgtest-dev \
 	liblld-22-dev=$(LLVM_VERSION) zlib1g-dev libzstd-dev \
 	protobuf-compiler=$(PROTOBUF_VERSION) libprotobuf-dev=$(PROTOBUF_VERSION) \
 	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy \
-	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev
+	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev python3-venv
 BUILD := build
 JOBS ?= $(shell nproc)
+TRANSFUSE_CUDA ?= ON
 
 .PHONY: deps build demo test
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
+ifneq ($(TRANSFUSE_CUDA),OFF)
+	tools/install-cuda-toolkit.sh > /dev/null
+endif
 
 build:
-	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+ifeq ($(TRANSFUSE_CUDA),OFF)
+	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRANSFUSE_CUDA=OFF
+else
+	cmake -G Ninja -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DTRANSFUSE_CUDA=ON -DCUDAToolkit_ROOT=$$(tools/install-cuda-toolkit.sh)
+endif
 	ninja -C $(BUILD) -j $(JOBS)
 
 # The main job: compile the character-level language model and train it for

@@ -6,7 +6,9 @@ import lit.formats
 config.name = "Transfuse"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".pbtxt", ".test"]
-config.excludes = ["Inputs", "Unit", "lit.cfg.py", "CMakeLists.txt"]
+# Unit and CudaEmulation hold gtest programs, which ctest runs.
+config.excludes = ["CudaEmulation", "Inputs", "Unit", "lit.cfg.py",
+                   "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.transfuse_obj_root, "test")
 
@@ -22,3 +24,21 @@ config.substitutions.append(
     ("%pytest_dir", os.path.join(config.transfuse_src_root, "test", "python")))
 config.substitutions.append(("%src_root", config.transfuse_src_root))
 config.substitutions.append(("%obj_root", config.transfuse_obj_root))
+
+# The CUDA target: tests that compile for it need the toolkit the build
+# found (ptxas, libdevice), which transfuse-compile finds through CUDA_HOME.
+# Whether a GPU and its driver are here decides the tests that need one and
+# those that check the error without one.
+if config.transfuse_cuda:
+    config.available_features.add("cuda")
+    config.environment["CUDA_HOME"] = config.cuda_root
+    config.substitutions.append(("%cuda_root", config.cuda_root))
+    config.substitutions.append(
+        ("%cuda_kernels", os.path.join(config.transfuse_obj_root, "runtime",
+                                       "cuda-kernels")))
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -229,6 +229,9 @@ const char *tf_artifact_cpu(const tf_artifact *artifact) {
 const char *tf_artifact_producer(const tf_artifact *artifact) {
   return artifact ? artifact->impl->manifest().producer.c_str() : "";
 }
+const char *tf_artifact_model_fingerprint(const tf_artifact *artifact) {
+  return artifact ? artifact->impl->manifest().fingerprint.c_str() : "";
+}
 const char *tf_artifact_manifest_json(const tf_artifact *artifact) {
   return artifact ? artifact->impl->manifestJson().c_str() : "";
 }

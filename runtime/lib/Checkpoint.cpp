@@ -32,13 +32,6 @@ constexpr const char *kFingerprintKey = "manifest_fingerprint";
 const std::set<std::string> kReservedKeys = {
     "format", "model", kMarkerKey, kStepKey, kManifestKey, kFingerprintKey};
 
-std::string fingerprint(const Manifest &manifest) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(fnv1a64(
-                    manifest.modelJson.data(), manifest.modelJson.size())));
-  return hex;
-}
 
 /// A JSON value as a message shows it, shortened.
 std::string shown(const json &value) {
@@ -121,7 +114,7 @@ void Session::saveCheckpoint(
   all[kMarkerKey] = kMarker;
   all[kStepKey] = std::to_string(step_);
   all[kManifestKey] = m.modelJson;
-  all[kFingerprintKey] = fingerprint(m);
+  all[kFingerprintKey] = m.fingerprint;
 
   std::vector<TensorToWrite> tensors;
   for (size_t i = 0; i < m.parameters.size(); ++i) {
@@ -174,7 +167,7 @@ void Session::loadCheckpoint(const TensorFile &file) {
   }
   int64_t step = parseStep(value(kStepKey), where);
 
-  if (value(kFingerprintKey) != fingerprint(m)) {
+  if (value(kFingerprintKey) != m.fingerprint) {
     std::string what;
     auto stored = metadata.find(kManifestKey);
     if (stored != metadata.end() && json::accept(stored->second))
@@ -182,7 +175,7 @@ void Session::loadCheckpoint(const TensorFile &file) {
           difference(json::parse(stored->second), json::parse(m.modelJson), "");
     if (what.empty())
       what = "its manifest fingerprint is " + value(kFingerprintKey) +
-             ", this artifact's " + fingerprint(m);
+             ", this artifact's " + m.fingerprint;
     fail(TF_ERROR_INVALID_ARGUMENT,
          where + ": the checkpoint was written by a different artifact than " +
              inQuotes(artifact_->path()) + ": " + what);

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "ManifestParser.h"
 
+#include <cstdio>
+
 #include <set>
 
 namespace transfuse::rt {
@@ -272,6 +274,11 @@ Manifest ManifestParser::parse(std::string_view text) {
   for (json &entry : root["entry_points"])
     entry.erase("arena_bytes");
   manifest.modelJson = root.dump();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(fnv1a64(
+                    manifest.modelJson.data(), manifest.modelJson.size())));
+  manifest.fingerprint = hex;
   return manifest;
 }
 

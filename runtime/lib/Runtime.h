@@ -210,6 +210,8 @@ struct Manifest {
   /// arena_bytes): the same for the CPU and the CUDA artifact of one spec,
   /// so their checkpoints are interchangeable.
   std::string modelJson;
+  /// FNV-1a 64 of modelJson, 16 hex digits: what a checkpoint records.
+  std::string fingerprint;
 
   /// -1 if absent.
   int64_t findParameter(std::string_view name) const;

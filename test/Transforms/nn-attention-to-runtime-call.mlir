@@ -1,4 +1,5 @@
 // RUN: transfuse-opt %s -split-input-file -verify-diagnostics -nn-attention-to-runtime-call -canonicalize -cse | FileCheck %s
+// RUN: transfuse-opt %s -split-input-file -verify-diagnostics -nn-attention-to-runtime-call=target=cuda -canonicalize -cse | FileCheck %s --check-prefix=CUDA
 
 // -nn-attention-to-runtime-call: every nn.attention_into becomes one call
 //   tfrt_attention_f32(batch, heads, sq, sk, dk, dv,
@@ -6,7 +7,11 @@
 //                      mask, mask kind, mask strides[4],
 //                      scale, causal, fill, out, out strides[3])
 // (docs/artifact.md). Transposes keeping the last dim that only feed it, or
-// only copy its result, become views.
+// only copy its result, become views. With target=cuda (CUDA) the calls are
+// of the CUDA runtime's twins, tfrt_cuda_* (runtime/lib/cuda/Attention.cpp),
+// with the same arguments but for two: the dropout seed is passed by its
+// address (it lives in device memory), and the backward takes a scratch
+// buffer of one float per query row.
 
 // Dense buffers: strides are the row-major ones, no mask (null, kind 0),
 // fill -inf.
@@ -18,6 +23,15 @@
 // CHECK-DAG:     %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK:         call @tfrt_attention_f32(%c2_i64, %c4_i64, %c3_i64, %c5_i64, %c8_i64, %c16_i64, %{{.*}}, %c96_i64, %c24_i64, %c8_i64, %{{.*}}, %c160_i64, %c40_i64, %c8_i64, %{{.*}}, %c320_i64, %c80_i64, %c16_i64, %[[NULL]], %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %[[HALF]], %c0_i32, %[[NEGINF]], %{{.*}}, %c192_i64, %c48_i64, %c16_i64)
 // CHECK-NOT:     nn.attention_into
+// CUDA-LABEL:  module {
+// CUDA-NEXT:     func.func private @tfrt_cuda_attention_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64)
+// CUDA-NOT:      @tfrt_attention_f32
+// CUDA-LABEL:  func.func @plain
+// CUDA-DAG:      %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CUDA-DAG:      %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CUDA-DAG:      %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CUDA:          call @tfrt_cuda_attention_f32(%c2_i64, %c4_i64, %c3_i64, %c5_i64, %c8_i64, %c16_i64, %{{.*}}, %c96_i64, %c24_i64, %c8_i64, %{{.*}}, %c160_i64, %c40_i64, %c8_i64, %{{.*}}, %c320_i64, %c80_i64, %c16_i64, %[[NULL]], %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %[[HALF]], %c0_i32, %[[NEGINF]], %{{.*}}, %c192_i64, %c48_i64, %c16_i64)
+// CUDA-NOT:      nn.attention_into
 func.func @plain(%q: memref<2x4x3x8xf32>, %k: memref<2x4x5x8xf32>, %v: memref<2x4x5x16xf32>, %out: memref<2x4x3x16xf32>) {
   nn.attention_into %q, %k, %v into %out {scale = 0.5 : f64} : memref<2x4x3x8xf32>, memref<2x4x5x8xf32>, memref<2x4x5x16xf32> into memref<2x4x3x16xf32>
   return
@@ -126,5 +140,70 @@ func.func @strided_last_dim(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3x4xf32, str
 func.func @training(%q: memref<1x2x3x8xf32>, %seed: memref<i64>, %o: memref<1x2x3x8xf32>, %lse: memref<1x2x3xf32>, %dq: memref<1x2x3x8xf32>) {
   nn.attention_stats_into %q, %q, %q seed %seed into %o, %lse {causal, dropout = 0.25 : f64, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3xf32>) -> ()
   nn.attention_grad_into %q, %q, %q out %o lse %lse grad %o seed %seed into %dq, %dq, %dq {causal, dropout = 0.25 : f64, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// Training on the GPU: the seed is the address of its buffer (never loaded
+// on the host), after the dropout rate and before the stream; the backward
+// ends with a fresh scratch buffer of batch * heads * sq = 8 floats. The
+// CPU kernels take the seed's value and no scratch.
+// CUDA-DAG:    func.func private @tfrt_cuda_attention_stats_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64, !llvm.ptr, f32, !llvm.ptr, i64)
+// CUDA-DAG:    func.func private @tfrt_cuda_attention_backward_f32(i64, i64, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i32, i64, i64, i64, i64, f32, i32, f32, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, f32, !llvm.ptr, i64, !llvm.ptr)
+// CUDA-LABEL:  func.func @training_cuda
+// CUDA-SAME:     (%[[Q:.*]]: memref<1x2x4x8xf32>, %[[K:.*]]: memref<1x2x6x8xf32>, %[[V:.*]]: memref<1x2x6x8xf32>, %[[SEED:.*]]: memref<i64>, %[[O:.*]]: memref<1x2x4x8xf32>, %[[L:.*]]: memref<1x2x4xf32>, %[[DO:.*]]: memref<1x2x4x8xf32>, %[[DQ:.*]]: memref<1x2x4x8xf32>, %[[DK:.*]]: memref<1x2x6x8xf32>, %[[DV:.*]]: memref<1x2x6x8xf32>)
+// CUDA-DAG:      %[[RATE:.*]] = arith.constant 2.500000e-01 : f32
+// CUDA-DAG:      %[[STREAM:.*]] = arith.constant 3 : i64
+// CUDA-NOT:      memref.load
+// CUDA:          memref.extract_aligned_pointer_as_index %[[Q]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[QP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[K]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[KP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[V]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[VP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[O]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[OP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[L]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[LP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     %[[SI:.*]] = memref.extract_aligned_pointer_as_index %[[SEED]] : memref<i64> -> index
+// CUDA-NEXT:     %[[SI64:.*]] = arith.index_cast %[[SI]] : index to i64
+// CUDA-NEXT:     %[[SP:.*]] = llvm.inttoptr %[[SI64]] : i64 to !llvm.ptr
+// CUDA-NEXT:     call @tfrt_cuda_attention_stats_f32(%c1_i64, %c2_i64, %c4_i64, %c6_i64, %c8_i64, %c8_i64, %[[QP]], %c64_i64, %c32_i64, %c8_i64, %[[KP]], %c96_i64, %c48_i64, %c8_i64, %[[VP]], %c96_i64, %c48_i64, %c8_i64, %{{.*}}, %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %{{.*}}, %c0_i32, %{{.*}}, %[[OP]], %c64_i64, %c32_i64, %c8_i64, %[[LP]], %[[RATE]], %[[SP]], %[[STREAM]])
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[DO]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[DOP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[DQ]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[DQP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[DK]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[DKP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     memref.extract_aligned_pointer_as_index %[[DV]]
+// CUDA-NEXT:     arith.index_cast
+// CUDA-NEXT:     %[[DVP:.*]] = llvm.inttoptr
+// CUDA-NEXT:     %[[SCRATCH:.*]] = memref.alloc() : memref<8xf32>
+// CUDA-NEXT:     %[[XI:.*]] = memref.extract_aligned_pointer_as_index %[[SCRATCH]] : memref<8xf32> -> index
+// CUDA-NEXT:     %[[XI64:.*]] = arith.index_cast %[[XI]] : index to i64
+// CUDA-NEXT:     %[[XP:.*]] = llvm.inttoptr %[[XI64]] : i64 to !llvm.ptr
+// CUDA-NEXT:     call @tfrt_cuda_attention_backward_f32(%c1_i64, %c2_i64, %c4_i64, %c6_i64, %c8_i64, %c8_i64, %[[QP]], %c64_i64, %c32_i64, %c8_i64, %[[KP]], %c96_i64, %c48_i64, %c8_i64, %[[VP]], %c96_i64, %c48_i64, %c8_i64, %{{.*}}, %c0_i32, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %{{.*}}, %c0_i32, %{{.*}}, %[[OP]], %c64_i64, %c32_i64, %c8_i64, %[[LP]], %[[DOP]], %c64_i64, %c32_i64, %c8_i64, %[[DQP]], %c64_i64, %c32_i64, %c8_i64, %[[DKP]], %c96_i64, %c48_i64, %c8_i64, %[[DVP]], %c96_i64, %c48_i64, %c8_i64, %[[RATE]], %[[SP]], %[[STREAM]], %[[XP]])
+// CUDA-NEXT:     return
+// CHECK-LABEL: func.func @training_cuda
+// CHECK-SAME:    %[[SEED:[^:]+]]: memref<i64>
+// CHECK:         %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK:         call @tfrt_attention_stats_f32({{.*}}, %[[KEY]], %c3_i64)
+// CHECK-NOT:     memref.alloc
+// CHECK:         call @tfrt_attention_backward_f32({{.*}}, %{{.*}}, %c3_i64)
+// CHECK-NEXT:    return
+func.func @training_cuda(%q: memref<1x2x4x8xf32>, %k: memref<1x2x6x8xf32>, %v: memref<1x2x6x8xf32>, %seed: memref<i64>,
+                         %o: memref<1x2x4x8xf32>, %lse: memref<1x2x4xf32>, %do: memref<1x2x4x8xf32>,
+                         %dq: memref<1x2x4x8xf32>, %dk: memref<1x2x6x8xf32>, %dv: memref<1x2x6x8xf32>) {
+  nn.attention_stats_into %q, %k, %v seed %seed into %o, %lse {dropout = 0.25 : f64, scale = 0.5 : f64, stream = 3 : i64} : (memref<1x2x4x8xf32>, memref<1x2x6x8xf32>, memref<1x2x6x8xf32>, memref<i64>, memref<1x2x4x8xf32>, memref<1x2x4xf32>) -> ()
+  nn.attention_grad_into %q, %k, %v out %o lse %lse grad %do seed %seed into %dq, %dk, %dv {dropout = 0.25 : f64, scale = 0.5 : f64, stream = 3 : i64} : (memref<1x2x4x8xf32>, memref<1x2x6x8xf32>, memref<1x2x6x8xf32>, memref<1x2x4x8xf32>, memref<1x2x4xf32>, memref<1x2x4x8xf32>, memref<i64>, memref<1x2x4x8xf32>, memref<1x2x6x8xf32>, memref<1x2x6x8xf32>) -> ()
   return
 }

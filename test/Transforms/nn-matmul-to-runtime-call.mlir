@@ -1,4 +1,5 @@
 // RUN: transfuse-opt %s -split-input-file -nn-matmul-to-runtime-call | FileCheck %s
+// RUN: transfuse-opt %s -split-input-file -nn-matmul-to-runtime-call=target=cuda | FileCheck %s --check-prefix=CUDA
 
 // -nn-matmul-to-runtime-call: after bufferization, a linalg.matmul or
 // linalg.batch_matmul of contiguous row-major f32 buffers whose output was
@@ -6,7 +7,10 @@
 //   tfrt_gemm_f32(batch, m, n, k, a, stride_a, b, stride_b, trans_b,
 //                 bias, activation, c, stride_c)
 // (docs/artifact.md) on the buffers' aligned pointers, and the zeroing goes
-// away. Anything else is left for the generic lowering.
+// away. Anything else is left for the generic lowering. With target=cuda
+// (CUDA) the call is of tfrt_cuda_gemm_f32, the same arguments on device
+// pointers (runtime/lib/cuda/Gemm.cpp, on cuBLASLt); what is left alone is
+// left alone the same way.
 
 // Two matmuls, one declaration. A [m, k] x [k, n] product is batch 1 with
 // strides 0, no transpose, no bias, no activation.
@@ -42,6 +46,26 @@
 // CHECK-NOT:     linalg.matmul
 // CHECK-NOT:     linalg.fill
 // CHECK:         return
+// CUDA-LABEL: module {
+// CUDA-NEXT:    func.func private @tfrt_cuda_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
+// CUDA-NOT:     @tfrt_gemm_f32
+// CUDA-LABEL: func.func @matmul
+// CUDA-SAME:    (%[[A:.*]]: memref<4x16xf32>, %[[B:.*]]: memref<16x8xf32>, %[[C:.*]]: memref<4x8xf32>,
+// CUDA-NOT:     linalg.fill
+// CUDA-DAG:     %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CUDA-DAG:     %[[AI:.*]] = memref.extract_aligned_pointer_as_index %[[A]] : memref<4x16xf32> -> index
+// CUDA-DAG:     %[[AI64:.*]] = arith.index_cast %[[AI]] : index to i64
+// CUDA-DAG:     %[[AP:.*]] = llvm.inttoptr %[[AI64]] : i64 to !llvm.ptr
+// CUDA-DAG:     %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[B]] : memref<16x8xf32> -> index
+// CUDA-DAG:     %[[BI64:.*]] = arith.index_cast %[[BI]] : index to i64
+// CUDA-DAG:     %[[BP:.*]] = llvm.inttoptr %[[BI64]] : i64 to !llvm.ptr
+// CUDA-DAG:     %[[CI:.*]] = memref.extract_aligned_pointer_as_index %[[C]] : memref<4x8xf32> -> index
+// CUDA-DAG:     %[[CI64:.*]] = arith.index_cast %[[CI]] : index to i64
+// CUDA-DAG:     %[[CP:.*]] = llvm.inttoptr %[[CI64]] : i64 to !llvm.ptr
+// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c0_i64{{[_0-9]*}}, %[[BP]], %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}},
+// CUDA-NOT:     linalg.matmul
+// CUDA:         return
 func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>,
                   %d: memref<2x3xf32>, %e: memref<3x5xf32>, %f: memref<2x5xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -77,6 +101,9 @@ func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32
 // CHECK-DAG:     %c32_i64 = arith.constant 32 : i64
 // CHECK:         call @tfrt_gemm_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c64_i64, %[[BP]], %c128_i64, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c32_i64) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
 // CHECK-NEXT:    return
+// CUDA-LABEL: func.func @batch_matmul
+// CUDA:         call @tfrt_cuda_gemm_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %c64_i64, %{{.*}}, %c128_i64, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c32_i64)
+// CUDA-NEXT:    return
 func.func @batch_matmul(%a: memref<2x4x16xf32>, %b: memref<2x16x8xf32>, %c: memref<2x4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<2x4x8xf32>)
@@ -92,6 +119,12 @@ func.func @batch_matmul(%a: memref<2x4x16xf32>, %b: memref<2x16x8xf32>, %c: memr
 // CHECK-NEXT:    func.func @declared(
 // CHECK-NOT:     func.func private @tfrt_gemm_f32
 // CHECK:         call @tfrt_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
+// The CPU kernel's declaration is no declaration of the CUDA one.
+// CUDA-LABEL: module {
+// CUDA-NEXT:    func.func private @tfrt_cuda_gemm_f32(
+// CUDA-NEXT:    func.func private @tfrt_gemm_f32(
+// CUDA-NEXT:    func.func @declared(
+// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
 func.func private @tfrt_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
 func.func @declared(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -217,6 +250,10 @@ func.func @strided_operand(%a: memref<4x16xf32, strided<[32, 1]>>, %b: memref<16
 // CHECK-NEXT:    linalg.fill ins(%[[ZERO]] : f64) outs(%[[C]] : memref<4x8xf64>)
 // CHECK-NEXT:    linalg.matmul ins(%[[A]], %[[B]] : memref<4x16xf64>, memref<16x8xf64>) outs(%[[C]] : memref<4x8xf64>)
 // CHECK-NEXT:    return
+// CUDA-LABEL: func.func @f64
+// CUDA:         linalg.fill
+// CUDA-NEXT:    linalg.matmul
+// CUDA-NOT:     call
 func.func @f64(%a: memref<4x16xf64>, %b: memref<16x8xf64>, %c: memref<4x8xf64>) {
   %zero = arith.constant 0.0 : f64
   linalg.fill ins(%zero : f64) outs(%c : memref<4x8xf64>)
@@ -311,6 +348,9 @@ func.func @copy_of_copied_over(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %x: m
 // CHECK-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
 // CHECK:         call @tfrt_gemm_f32(%[[ONE]], %[[FOUR]], %[[EIGHT]], %[[SIXTEEN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]],
 // CHECK-NOT:     linalg.matmul
+// CUDA-LABEL: func.func @transposed_b
+// CUDA-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
+// CUDA:         call @tfrt_cuda_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]],
 #ma = affine_map<(d0, d1, d2) -> (d0, d2)>
 #mb = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mc = affine_map<(d0, d1, d2) -> (d0, d1)>

@@ -70,6 +70,10 @@ static cl::opt<std::string>
     cudaPath("cuda-path", cl::value_desc("dir"),
              cl::desc("The CUDA toolkit (default: $CUDA_HOME, $CUDA_PATH, "
                       "/usr/local/cuda)"));
+static cl::opt<std::string> ptxasReport(
+    "ptxas-report", cl::value_desc("file"),
+    cl::desc("Write ptxas's report of every kernel (registers, spills) for "
+             "every architecture to FILE (--target=cuda)"));
 static cl::opt<std::string>
     cpuName("cpu", cl::value_desc("name"),
             cl::desc("The LLVM CPU to generate code for (default: this host)"));
@@ -105,6 +109,7 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
   // option of the process when it finishes.
   const Emit what = emit;
   const std::string output = outputPath;
+  const std::string reportPath = ptxasReport;
   if (what == Emit::Artifact && output == "-") {
     llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
     return failure();
@@ -112,11 +117,14 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
   std::string error, text;
   llvm::raw_string_ostream textStream(text);
   FailureOr<std::string> code;
+  std::string report;
+  llvm::raw_string_ostream reportStream(report);
   if (tgt.kind == transfuse::Target::Kind::CUDA) {
     code = transfuse::compileCUDASharedObject(
         module, artifact, tgt.cudaArchs, tgt.cudaToolkit, error,
         what == Emit::LLVM ? &textStream : nullptr,
-        what == Emit::PTX ? &textStream : nullptr);
+        what == Emit::PTX ? &textStream : nullptr,
+        reportPath.empty() ? nullptr : &reportStream);
   } else {
     transfuse::CPUTarget cpu{cpuName};
     artifact.target = "cpu";
@@ -129,6 +137,9 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
     llvm::errs() << "error: " << error << "\n";
     return failure();
   }
+  if (!reportPath.empty() &&
+      failed(writeFile(reportPath, [&](raw_ostream &os) { os << report; })))
+    return failure();
   if (what != Emit::Artifact)
     return writeFile(output, [&](raw_ostream &os) { os << text; });
   if (failed(transfuse::writeArtifact(output, artifact, *code, error))) {
@@ -173,10 +184,15 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                        emit == Emit::PTX || emit == Emit::Artifact;
   if (compileTo.getNumOccurrences() == 0)
     compileTo = generatesCode ? "codegen" : "fuse";
+  // An artifact by default with --target, unless an earlier phase is asked
+  // for: then its IR.
   if (emit.getNumOccurrences() == 0)
-    emit = target.empty() ? Emit::Mlir : Emit::Artifact;
-  if (emit == Emit::PTX && !cuda) {
-    llvm::errs() << "error: --emit=ptx needs --target=cuda\n";
+    emit = target.empty() || compileTo != "codegen" ? Emit::Mlir
+                                                     : Emit::Artifact;
+  if ((emit == Emit::PTX || ptxasReport.getNumOccurrences()) && !cuda) {
+    llvm::errs() << "error: --"
+                 << (emit == Emit::PTX ? "emit=ptx" : "ptxas-report")
+                 << " needs --target=cuda\n";
     return failure();
   }
   if ((emit == Emit::LLVM || emit == Emit::PTX || emit == Emit::Artifact) &&

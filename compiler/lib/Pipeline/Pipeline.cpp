@@ -126,6 +126,7 @@ static std::string cudaCodegenPipeline(const Target &target) {
     pipeline += "nvvm-attach-target{chip=" + arch + " features=+ptx80 O=3}, ";
   pipeline +=
       "gpu.module(expand-strided-metadata, lower-affine, convert-scf-to-cf, "
+      "convert-vector-to-llvm, "
       "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}, canonicalize, "
       "cse, reconcile-unrealized-casts), "
       "gpu-module-to-binary{format=isa toolkit=" +

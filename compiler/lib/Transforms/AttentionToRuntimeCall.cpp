@@ -87,7 +87,7 @@ bool overwritesWhole(Operation *op, Value buffer) {
 /// aside), or null.
 Operation *lastToucherBefore(Operation *op, const Aliases &aliases) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
-    if (touches(prev, aliases) && !isa<ViewLikeOpInterface>(prev))
+    if (touches(prev, aliases) && !isView(prev))
       return prev;
   return nullptr;
 }
@@ -96,7 +96,7 @@ Operation *lastToucherBefore(Operation *op, const Aliases &aliases) {
 /// aside), or null.
 Operation *firstToucherAfter(Operation *op, const Aliases &aliases) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-    if (touches(next, aliases) && !isa<ViewLikeOpInterface>(next))
+    if (touches(next, aliases) && !isView(next))
       return next;
   return nullptr;
 }

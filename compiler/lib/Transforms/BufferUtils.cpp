@@ -11,10 +11,20 @@ using namespace mlir;
 
 namespace transfuse::buffers {
 
+bool isView(Operation *op) {
+  return isa<ViewLikeOpInterface, memref::TransposeOp>(op);
+}
+
+Value viewSource(Operation *op) {
+  if (auto transpose = dyn_cast<memref::TransposeOp>(op))
+    return transpose.getIn();
+  return cast<ViewLikeOpInterface>(op).getViewSource();
+}
+
 Aliases aliasesOf(Value buffer) {
   Value root = buffer;
-  while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
-    root = view.getViewSource();
+  while (root.getDefiningOp() && isView(root.getDefiningOp()))
+    root = viewSource(root.getDefiningOp());
   Aliases aliases;
   SmallVector<Value> worklist = {root};
   while (!worklist.empty()) {
@@ -22,8 +32,7 @@ Aliases aliasesOf(Value buffer) {
     if (!aliases.insert(value).second)
       continue;
     for (Operation *user : value.getUsers())
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
-          view && view.getViewSource() == value)
+      if (isView(user) && viewSource(user) == value)
         llvm::append_range(worklist, user->getResults());
   }
   return aliases;
@@ -35,7 +44,7 @@ bool touches(Operation *op, const Aliases &aliases) {
 }
 
 bool mayWrite(Operation *op, const Aliases &aliases) {
-  if (!touches(op, aliases) || isa<ViewLikeOpInterface>(op))
+  if (!touches(op, aliases) || isView(op))
     return false;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -53,7 +62,7 @@ bool touchedBetween(Operation *from, Operation *to, const Aliases &aliases,
   for (Operation *op = from->getNextNode(); op && op != to;
        op = op->getNextNode())
     if (writesOnly ? mayWrite(op, aliases)
-                   : touches(op, aliases) && !isa<ViewLikeOpInterface>(op))
+                   : touches(op, aliases) && !isView(op))
       return true;
   return false;
 }

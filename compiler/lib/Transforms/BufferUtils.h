@@ -11,6 +11,13 @@ namespace transfuse::buffers {
 
 using Aliases = llvm::SmallPtrSet<mlir::Value, 8>;
 
+/// Whether `op` makes a view of a buffer: an op of ViewLikeOpInterface, or
+/// memref.transpose, which MLIR does not mark as one.
+bool isView(mlir::Operation *op);
+
+/// The buffer the view `op` views (isView(op) must hold).
+mlir::Value viewSource(mlir::Operation *op);
+
 /// Every value viewing the memory of `buffer`: the view sources up to its
 /// allocation, and every view of those, transitively.
 Aliases aliasesOf(mlir::Value buffer);

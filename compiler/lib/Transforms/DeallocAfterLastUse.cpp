@@ -7,6 +7,7 @@
 // the raw pointer a runtime kernel takes) bounds the peak by what is live at
 // once; the runtime's allocator hands freed blocks to later allocations.
 //===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,7 +25,8 @@ namespace {
 /// Whether `op` computes another handle on its operand's memory (a view, or
 /// the address arithmetic that feeds a runtime call) rather than reading it.
 bool derivesHandle(Operation *op) {
-  return isa<ViewLikeOpInterface, memref::ExtractAlignedPointerAsIndexOp,
+  return transfuse::buffers::isView(op) ||
+         isa<memref::ExtractAlignedPointerAsIndexOp,
              memref::ExtractStridedMetadataOp, arith::IndexCastOp,
              arith::AddIOp, LLVM::IntToPtrOp, LLVM::GEPOp>(op);
 }

@@ -125,11 +125,16 @@ ArrayRef<int64_t> shapeOf(Value value) {
   return cast<MemRefType>(value.getType()).getShape();
 }
 
-LogicalResult checkF32(Operation *op, Value value) {
-  if (cast<MemRefType>(value.getType()).getElementType().isF32())
-    return success();
-  return op->emitOpError("the CUDA kernel is f32 only, got ")
-         << value.getType();
+/// That every floating-point buffer `op` reads or writes is f32, all the
+/// kernels take.
+LogicalResult checkF32(Operation *op) {
+  for (Value operand : op->getOperands()) {
+    Type element = cast<MemRefType>(operand.getType()).getElementType();
+    if (isa<FloatType>(element) && !element.isF32())
+      return op->emitOpError("the CUDA kernel is f32 only, got ")
+             << operand.getType();
+  }
+  return success();
 }
 
 /// Rows and columns of a normalised operand: the dimensions before and from
@@ -140,7 +145,7 @@ std::pair<int64_t, int64_t> rowsAndColumns(Value value, int64_t axis) {
 }
 
 LogicalResult lower(ModuleOp module, LayerNormIntoOp op) {
-  if (failed(checkF32(op, op.getInput())))
+  if (failed(checkF32(op)))
     return failure();
   auto [rows, cols] = rowsAndColumns(op.getInput(), op.getAxis());
   Call call(op);
@@ -161,7 +166,7 @@ LogicalResult lower(ModuleOp module, LayerNormIntoOp op) {
 }
 
 LogicalResult lower(ModuleOp module, LayerNormGradIntoOp op) {
-  if (failed(checkF32(op, op.getInput())))
+  if (failed(checkF32(op)))
     return failure();
   auto [rows, cols] = rowsAndColumns(op.getInput(), op.getAxis());
   int64_t rowChunk =
@@ -189,7 +194,7 @@ LogicalResult lower(ModuleOp module, LayerNormGradIntoOp op) {
 template <typename OpT>
 LogicalResult lowerLoss(ModuleOp module, OpT op, Value scores,
                         std::optional<double> smoothing, StringRef name) {
-  if (failed(checkF32(op, scores)))
+  if (failed(checkF32(op)))
     return failure();
   ArrayRef<int64_t> shape = shapeOf(scores);
   int64_t classes = shape.back(), rows = product(shape.drop_back());
@@ -231,7 +236,7 @@ LogicalResult lower(ModuleOp module, NllLossGradIntoOp op) {
 }
 
 LogicalResult lower(ModuleOp module, EmbeddingGradIntoOp op) {
-  if (failed(checkF32(op, op.getGrad())))
+  if (failed(checkF32(op)))
     return failure();
   int64_t width = shapeOf(op.getGrad()).back();
   int64_t positions = product(shapeOf(op.getIndices()));

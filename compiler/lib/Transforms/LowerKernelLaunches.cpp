@@ -51,6 +51,7 @@ Value i64(OpBuilder &b, Location loc, Value index) {
 }
 
 LogicalResult lowerFunction(func::FuncOp function, func::FuncOp launchFn,
+                            StringAttr kernelModule,
                             llvm::MapVector<StringAttr, int32_t> &kernels) {
   SmallVector<gpu::LaunchFuncOp> launches;
   function.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
@@ -92,6 +93,10 @@ LogicalResult lowerFunction(func::FuncOp function, func::FuncOp launchFn,
                               ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
       LLVM::StoreOp::create(b, at, slot, address);
     }
+    if (launch.getKernelModuleName() != kernelModule)
+      return launch.emitOpError("launches a kernel of module @")
+             << launch.getKernelModuleName() << ", not @" << kernelModule
+             << ": the runtime loads one module (nn-merge-gpu-modules)";
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     Value shared =
@@ -119,9 +124,13 @@ struct LowerKernelLaunchesPass
     Type i32 = IntegerType::get(context, 32),
          i64 = IntegerType::get(context, 64);
     Type ptr = LLVM::LLVMPointerType::get(context);
-    bool launches = false;
-    module.walk([&](gpu::LaunchFuncOp) { launches = true; });
-    if (!launches)
+    // The module of the first launch is the one every launch must use.
+    StringAttr kernelModule;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      if (!kernelModule)
+        kernelModule = launch.getKernelModuleName();
+    });
+    if (!kernelModule)
       return;
     func::FuncOp launchFn = declareRuntimeFunction(
         module, kLaunch,
@@ -130,7 +139,7 @@ struct LowerKernelLaunchesPass
     llvm::MapVector<StringAttr, int32_t> kernels;
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isExternal() &&
-          failed(lowerFunction(function, launchFn, kernels)))
+          failed(lowerFunction(function, launchFn, kernelModule, kernels)))
         return signalPassFailure();
     SmallVector<Attribute> names;
     for (auto &[name, index] : kernels)

@@ -12,10 +12,13 @@
 // buffers) runs on one thread. Nothing that touches memory is left on the
 // host: an op that does and cannot be moved is an error.
 //===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -27,11 +30,16 @@ namespace transfuse {
 } // namespace transfuse
 
 using namespace mlir;
+using transfuse::buffers::isView;
+using transfuse::buffers::viewSource;
 
 namespace {
 
 /// Threads per block of a generated kernel.
 constexpr int64_t kThreadsPerBlock = 256;
+/// Consecutive iterations of the last loop each thread runs when its trip
+/// count allows: four f32 elements are one 16-byte access.
+constexpr int64_t kLanes = 4;
 /// A warp: blocks of fewer threads are rounded up to it.
 constexpr int64_t kWarp = 32;
 
@@ -124,8 +132,146 @@ std::pair<OpBuilder, Value> buildGrid(OpBuilder &b, Location loc,
   return {body, linear};
 }
 
+/// The buffer `value` views: a function argument, an arena view, or a
+/// constant table.
+Value rootBuffer(Value value) {
+  while (Operation *view = value.getDefiningOp()) {
+    if (!isView(view) || isa<memref::ViewOp>(view))
+      break;
+    value = viewSource(view);
+  }
+  return value;
+}
+
+/// Whether `lanes` consecutive elements of `memref` along its last
+/// dimension, starting at a multiple of `lanes`, are one aligned vector:
+/// the last dimension is contiguous, the offset and the other strides are
+/// static multiples of `lanes`, the elements are whole bytes, and the
+/// buffer starts at least that aligned (function arguments and arena views
+/// are 256-byte aligned; a constant table only if its global says so).
+bool vectorizable(Value memref, int64_t lanes) {
+  auto type = cast<MemRefType>(memref.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0 || bits > 64)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      ShapedType::isDynamic(offset) || offset % lanes != 0 ||
+      strides.back() != 1)
+    return false;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % lanes != 0)
+      return false;
+  Value root = rootBuffer(memref);
+  if (auto global = root.getDefiningOp<memref::GetGlobalOp>()) {
+    auto symbol = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        global, global.getNameAttr());
+    std::optional<uint64_t> alignment =
+        symbol ? symbol.getAlignment() : std::nullopt;
+    return alignment && *alignment >= lanes * bits / 8;
+  }
+  return true;
+}
+
+/// `index` seen through identity affine maps, which the loop lowering of
+/// linalg ops puts around each induction variable it indexes with.
+Value throughIdentity(Value index) {
+  auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+  if (apply && apply.getAffineMap().isIdentity() &&
+      apply.getAffineMap().getNumDims() == 1)
+    return apply.getOperand(0);
+  return index;
+}
+
+/// Whether the access `indices` of `memref` reads `lanes` consecutive
+/// elements when `iv` takes `lanes` consecutive values: `iv` is its last
+/// index, alone, and no other index varies with it.
+bool isLaneVector(Value memref, ValueRange indices, Value iv,
+                  const DenseSet<Value> &varying, int64_t lanes) {
+  return !indices.empty() && throughIdentity(indices.back()) == iv &&
+         llvm::none_of(indices.drop_back(),
+                       [&](Value index) { return varying.contains(index); }) &&
+         !varying.contains(memref) && vectorizable(memref, lanes);
+}
+
+/// Emits `loop`'s body for `kLanes` consecutive values of its last
+/// induction variable, from `base`, with `mapping` giving the other
+/// induction variables. What does not depend on the last one is emitted
+/// once; loads and stores of consecutive elements become one vector access;
+/// the rest is emitted once per lane. The iterations of a parallel loop are
+/// independent, so any interleaving of the lanes' operations is correct.
+void emitLanes(OpBuilder &b, scf::ParallelOp loop, IRMapping mapping,
+               Value base) {
+  Location loc = loop.getLoc();
+  Value iv = loop.getInductionVars().back();
+  DenseSet<Value> varying = {iv};
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return varying.contains(v); }))
+      varying.insert(op.result_begin(), op.result_end());
+  SmallVector<IRMapping> lanes(kLanes, mapping);
+  for (int64_t lane = 0; lane < kLanes; ++lane)
+    lanes[lane].map(
+        iv, arith::AddIOp::create(
+                b, loc, base, arith::ConstantIndexOp::create(b, loc, lane)));
+  auto alignmentOf = [](Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    return llvm::MaybeAlign(kLanes * type.getElementTypeBitWidth() / 8);
+  };
+  auto vectorIndices = [&](ValueRange indices) {
+    SmallVector<Value> mapped;
+    for (Value index : indices.drop_back())
+      mapped.push_back(lanes[0].lookupOrDefault(index));
+    mapped.push_back(base);
+    return mapped;
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::none_of(op.getResults(),
+                      [&](Value v) { return varying.contains(v); }) &&
+        llvm::none_of(op.getOperands(),
+                      [&](Value v) { return varying.contains(v); })) {
+      Operation *once = b.clone(op, lanes[0]);
+      for (IRMapping &lane : lanes)
+        lane.map(op.getResults(), once->getResults());
+      continue;
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && isLaneVector(load.getMemRef(), load.getIndices(), iv, varying,
+                             kLanes)) {
+      auto type = VectorType::get({kLanes}, load.getType());
+      Value vector = vector::LoadOp::create(
+          b, loc, type, lanes[0].lookupOrDefault(load.getMemRef()),
+          vectorIndices(load.getIndices()), /*nontemporal=*/false,
+          alignmentOf(load.getMemRef()));
+      for (int64_t lane = 0; lane < kLanes; ++lane)
+        lanes[lane].map(load.getResult(),
+                        vector::ExtractOp::create(b, loc, vector, lane));
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op);
+        store && isLaneVector(store.getMemRef(), store.getIndices(), iv,
+                              varying, kLanes)) {
+      SmallVector<Value> elements;
+      for (IRMapping &lane : lanes)
+        elements.push_back(lane.lookupOrDefault(store.getValueToStore()));
+      Value vector = vector::FromElementsOp::create(
+          b, loc, VectorType::get({kLanes}, store.getValueToStore().getType()),
+          elements);
+      vector::StoreOp::create(
+          b, loc, vector, lanes[0].lookupOrDefault(store.getMemRef()),
+          vectorIndices(store.getIndices()),
+          /*nontemporal=*/false, alignmentOf(store.getMemRef()));
+      continue;
+    }
+    for (IRMapping &lane : lanes)
+      b.clone(op, lane);
+  }
+}
+
 /// Runs `loop` (constant bounds, no reductions) with one thread per
-/// iteration of its flattened iteration space.
+/// iteration of its flattened iteration space, or per kLanes consecutive
+/// iterations of its last loop.
 LogicalResult mapParallel(scf::ParallelOp loop) {
   if (loop.getNumReductions() != 0)
     return loop.emitOpError("with reductions cannot be mapped to the GPU");
@@ -149,6 +295,17 @@ LogicalResult mapParallel(scf::ParallelOp loop) {
     loop.erase();
     return success();
   }
+  // Straight-line bodies whose last loop runs from 0 in steps of 1 a
+  // multiple of kLanes times run kLanes iterations per thread.
+  bool straight =
+      llvm::all_of(loop.getBody()->without_terminator(),
+                   [](Operation &op) { return op.getNumRegions() == 0; });
+  int64_t lanes = straight && lowers.back() == 0 && steps.back() == 1 &&
+                          trips.back() % kLanes == 0
+                      ? kLanes
+                      : 1;
+  trips.back() /= lanes;
+  count /= lanes;
   int64_t threads =
       std::min(kThreadsPerBlock, (count + kWarp - 1) / kWarp * kWarp);
   int64_t blocks = (count + threads - 1) / threads;
@@ -174,8 +331,17 @@ LogicalResult mapParallel(scf::ParallelOp loop) {
             arith::ConstantIndexOp::create(then, loc, steps[dim])));
     mapping.map(loop.getInductionVars()[dim], iv);
   }
-  for (Operation &op : loop.getBody()->without_terminator())
-    then.clone(op, mapping);
+  if (lanes == 1) {
+    for (Operation &op : loop.getBody()->without_terminator())
+      then.clone(op, mapping);
+  } else {
+    Value last = loop.getInductionVars().back();
+    Value base =
+        arith::MulIOp::create(then, loc, mapping.lookup(last),
+                              arith::ConstantIndexOp::create(then, loc, lanes));
+    mapping.erase(last);
+    emitLanes(then, loop, mapping, base);
+  }
   loop.erase();
   return success();
 }
@@ -194,8 +360,20 @@ LogicalResult mapSerial(ArrayRef<Operation *> ops) {
   auto [body, linear] = buildGrid(b, ops.front()->getLoc(), 1, 1);
   (void)linear;
   Operation *terminator = body.getInsertionBlock()->getTerminator();
+  IRRewriter rewriter(b.getContext());
   for (Operation *op : ops) {
     op->moveBefore(terminator);
+    // Linalg ops inside a moved loop (a host loop around them) run as
+    // loops on the thread.
+    SmallVector<linalg::LinalgOp> nested;
+    op->walk([&](linalg::LinalgOp linalgOp) { nested.push_back(linalgOp); });
+    for (linalg::LinalgOp linalgOp : nested) {
+      rewriter.setInsertionPoint(linalgOp);
+      if (!linalgOp.hasPureBufferSemantics() ||
+          failed(linalg::linalgOpToLoops(rewriter, linalgOp)))
+        return linalgOp.emitOpError("cannot be lowered to GPU loops");
+      rewriter.eraseOp(linalgOp);
+    }
     sequentialize(op);
   }
   return success();
@@ -205,8 +383,8 @@ LogicalResult mapSerial(ArrayRef<Operation *> ops) {
 /// GPU owns: anything that reads or writes a buffer except the runtime
 /// calls (which take addresses), views, and the planned buffers themselves.
 bool touchesDeviceMemory(Operation *op) {
-  if (isa<func::CallOp, func::ReturnOp, ViewLikeOpInterface,
-          memref::ExtractAlignedPointerAsIndexOp,
+  if (isView(op) ||
+      isa<func::CallOp, func::ReturnOp, memref::ExtractAlignedPointerAsIndexOp,
           memref::ExtractStridedMetadataOp, memref::GetGlobalOp,
           memref::AllocOp, memref::DeallocOp>(op))
     return false;
@@ -219,6 +397,9 @@ bool touchesDeviceMemory(Operation *op) {
 /// Lowers the linalg op `op` to loops and maps them: a parallel nest to
 /// threads, anything else to one thread.
 LogicalResult mapLinalg(IRRewriter &rewriter, linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics())
+    return op.emitOpError("cannot be lowered to GPU loops: it is not on "
+                          "buffers (run after bufferization)");
   rewriter.setInsertionPoint(op);
   FailureOr<linalg::LinalgOp> ordered = parallelFirst(rewriter, op);
   if (failed(ordered))

@@ -40,7 +40,7 @@ bool isZeroBefore(Operation *point, Value buffer) {
   Aliases aliases = aliasesOf(buffer);
   for (Operation *prev = point->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
-    if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
+    if (!touches(prev, aliases) || isView(prev))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(prev))
       return fill.getOutputs()[0] == buffer && isZeroFill(fill);
@@ -63,7 +63,7 @@ bool isZeroBefore(Operation *point, Value buffer) {
 Operation *findZeroInit(Operation *op, Value output) {
   Aliases aliases = aliasesOf(output);
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (!touches(prev, aliases) || isa<ViewLikeOpInterface>(prev))
+    if (!touches(prev, aliases) || isView(prev))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(prev);
         fill && fill.getOutputs()[0] == output)

@@ -76,8 +76,10 @@ struct MergeGPUModulesPass
                                {FlatSymbolRefAttr::get(it->second)});
       }
     }
+    // Launches of kernels elsewhere (a gpu.binary) stay as they are.
     module.walk([&](gpu::LaunchFuncOp launch) {
-      launch.setKernelAttr(renamed.lookup(launch.getKernel()));
+      if (SymbolRefAttr kernel = renamed.lookup(launch.getKernel()))
+        launch.setKernelAttr(kernel);
     });
     for (gpu::GPUModuleOp old : modules)
       old.erase();

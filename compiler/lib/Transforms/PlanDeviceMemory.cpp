@@ -10,6 +10,7 @@
 // interval-packing problem (near-optimal in practice, which the peak of
 // simultaneously live bytes bounds from below).
 //===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,7 +32,8 @@ constexpr int64_t kAlignment = 256;
 
 struct Temporary {
   memref::AllocOp alloc;
-  memref::DeallocOp dealloc; // null: lives to the end
+  /// Its deallocations, wherever they are (they go with the allocation).
+  SmallVector<memref::DeallocOp> deallocs;
   int64_t bytes = 0;
   unsigned begin = 0, end = 0; // positions in the block, inclusive
   int64_t offset = -1;
@@ -55,7 +57,7 @@ bool readOnlyByKernels(Value value) {
   return llvm::all_of(value.getUsers(), [](Operation *user) {
     if (isa<linalg::LinalgOp, memref::CopyOp>(user))
       return true;
-    return isa<ViewLikeOpInterface>(user) &&
+    return transfuse::buffers::isView(user) &&
            llvm::all_of(user->getResults(), readOnlyByKernels);
   });
 }
@@ -102,13 +104,18 @@ LogicalResult planFunction(func::FuncOp function) {
     temporary.alloc = alloc;
     temporary.bytes = roundUp(std::max<int64_t>(bytesOf(type), 1), kAlignment);
     temporary.begin = position[alloc];
+    // It lives to its deallocation in the body, or, when it is freed
+    // inside an op (a conditional free), to the end of the function.
     temporary.end = index;
     for (Operation *user : alloc->getUsers())
-      if (auto dealloc = dyn_cast<memref::DeallocOp>(user);
-          dealloc && dealloc->getBlock() == &body) {
-        temporary.dealloc = dealloc;
-        temporary.end = position[dealloc];
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+        temporary.deallocs.push_back(dealloc);
+        if (dealloc->getBlock() == &body)
+          temporary.end = position[dealloc];
       }
+    if (temporary.deallocs.size() != 1 ||
+        temporary.deallocs.front()->getBlock() != &body)
+      temporary.end = index;
     temporaries.push_back(temporary);
     return WalkResult::advance();
   });
@@ -159,9 +166,9 @@ LogicalResult planFunction(func::FuncOp function) {
     Value offset = arith::ConstantIndexOp::create(b, loc, temporary.offset);
     Value view = memref::ViewOp::create(b, loc, temporary.alloc.getType(),
                                         arena, offset, ValueRange());
+    for (memref::DeallocOp dealloc : temporary.deallocs)
+      dealloc.erase();
     temporary.alloc.getResult().replaceAllUsesWith(view);
-    if (temporary.dealloc)
-      temporary.dealloc.erase();
     temporary.alloc.erase();
   }
   function->setAttr(

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace transfuse {
 #define GEN_PASS_DEF_SCALARSTOTENSORS
@@ -51,7 +52,7 @@ FailureOr<Value> elementAsTensor(OpBuilder &b, tensor::ExtractOp extract) {
 /// `op` (pure, scalar results) computed by a linalg.generic on the 0-d
 /// tensors of its device-scalar operands.
 Value scalarOpAsTensor(OpBuilder &b, Operation *op,
-                       const DenseMap<Value, Value> &tensors) {
+                       const llvm::MapVector<Value, Value> &tensors) {
   Location loc = op->getLoc();
   SmallVector<Value> inputs, scalarOperands;
   for (Value operand : op->getOperands())
@@ -121,7 +122,9 @@ bool isScalarArithmetic(Operation *op) {
 }
 
 LogicalResult convertFunction(func::FuncOp function) {
-  DenseMap<Value, Value> tensors; // device scalar -> its 0-d tensor
+  // Device scalar -> its 0-d tensor, in program order, so that the uses
+  // are rewritten in the same order every time.
+  llvm::MapVector<Value, Value> tensors;
   SmallVector<Operation *> tops;
   for (Operation &op : function.getBody().front())
     tops.push_back(&op);

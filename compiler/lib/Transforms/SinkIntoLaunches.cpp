@@ -8,6 +8,7 @@
 // them, where they become address arithmetic, before outlining turns what
 // the launch still captures into kernel arguments.
 //===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -38,7 +39,7 @@ bool isBarePointerBuffer(Type type) {
 /// kernel argument: launches of the same code on other buffers (the same
 /// glue in every layer) stay one kernel.
 bool isSinkable(Operation *op) {
-  if (isa<ViewLikeOpInterface>(op))
+  if (transfuse::buffers::isView(op))
     return !isBarePointerBuffer(op->getResult(0).getType());
   if (isa<memref::GetGlobalOp>(op))
     return true;

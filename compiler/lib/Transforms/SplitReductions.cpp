@@ -69,6 +69,20 @@ std::optional<Combiner> combinerOf(linalg::GenericOp op) {
     return Combiner{combine, floatAttr(inf)};
   if (isa<arith::AddIOp>(combine))
     return Combiner{combine, b.getIntegerAttr(type, 0)};
+  if (!type.isInteger())
+    return std::nullopt;
+  unsigned bits = type.getIntOrFloatBitWidth();
+  auto integer = [&](const APInt &value) -> Attribute {
+    return b.getIntegerAttr(type, value);
+  };
+  if (isa<arith::MaxSIOp>(combine))
+    return Combiner{combine, integer(APInt::getSignedMinValue(bits))};
+  if (isa<arith::MinSIOp>(combine))
+    return Combiner{combine, integer(APInt::getSignedMaxValue(bits))};
+  if (isa<arith::MaxUIOp>(combine))
+    return Combiner{combine, integer(APInt::getMinValue(bits))};
+  if (isa<arith::MinUIOp>(combine))
+    return Combiner{combine, integer(APInt::getMaxValue(bits))};
   return std::nullopt;
 }
 
@@ -96,7 +110,7 @@ std::optional<Split> chooseSplit(linalg::GenericOp op) {
       results *= sizes[dim];
     }
   }
-  if (reductions.empty() || results >= kEnoughResults ||
+  if (reductions.empty() || results == 0 || results >= kEnoughResults ||
       reduced < kSmallReduction ||
       llvm::any_of(op.getIndexingMapsArray(),
                    [](AffineMap map) { return !map.isProjectedPermutation(); }))

@@ -8,6 +8,8 @@
 #include "transfuse/Dialect/NN/NNOps.h"
 #include "transfuse/Dialect/NN/ShapeRules.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace transfuse::nn;
 
@@ -37,24 +39,54 @@ LogicalResult fromRule(Operation *op, LogicalResult rule,
   return success();
 }
 
-/// A loss of logits against labels into a scalar.
-template <typename OpT> LogicalResult verifyLoss(OpT op, Value logits) {
+/// That the floating-point buffers `op` reads (its operands before the
+/// first of `results`) hold one element type, as the op on tensors
+/// requires; the results' types are checked with their shapes.
+LogicalResult sameFloats(Operation *op, Type element, Value firstResult) {
+  for (Value operand : op->getOperands()) {
+    if (operand == firstResult)
+      break;
+    if (isa<FloatType>(elementOf(operand)) && elementOf(operand) != element)
+      return op->emitOpError() << "mixes element types " << element << " and "
+                               << elementOf(operand);
+  }
+  return success();
+}
+
+LogicalResult checkEpsilon(Operation *op, APFloat epsilon) {
+  if (epsilon.convertToDouble() > 0.0)
+    return success();
+  return op->emitOpError("layer norm epsilon must be positive");
+}
+
+/// The operands of a loss or its gradient: logits against labels, one
+/// element type, and for cross entropy a smoothing in [0, 1].
+template <typename OpT> LogicalResult verifyScores(OpT op, Value logits) {
   std::string why;
   if (failed(fromRule(
           op,
           checkClassification(shapeOf(logits), shapeOf(op.getLabels()), why),
-          why)))
+          why)) ||
+      failed(sameFloats(op, elementOf(logits), op.getOut())))
+    return failure();
+  if constexpr (std::is_same_v<OpT, CrossEntropyIntoOp> ||
+                std::is_same_v<OpT, CrossEntropyGradIntoOp>)
+    return fromRule(
+        op, checkLabelSmoothing(op.getLabelSmoothing().convertToDouble(), why),
+        why);
+  return success();
+}
+
+/// A loss of logits against labels into a scalar.
+template <typename OpT> LogicalResult verifyLoss(OpT op, Value logits) {
+  if (failed(verifyScores(op, logits)))
     return failure();
   return expectBuffer(op, "out", op.getOut(), {}, elementOf(logits));
 }
 
 /// A loss gradient: shaped as the logits.
 template <typename OpT> LogicalResult verifyLossGrad(OpT op, Value logits) {
-  std::string why;
-  if (failed(fromRule(
-          op,
-          checkClassification(shapeOf(logits), shapeOf(op.getLabels()), why),
-          why)))
+  if (failed(verifyScores(op, logits)))
     return failure();
   return expectBuffer(op, "out", op.getOut(), shapeOf(logits),
                       elementOf(logits));
@@ -72,6 +104,9 @@ LogicalResult LayerNormIntoOp::verify() {
                      shapeOf(getBeta()), residual, getAxis(), why);
   if (failed(shape))
     return emitOpError(why);
+  if (failed(checkEpsilon(*this, getEpsilon())) ||
+      failed(sameFloats(*this, elementOf(getInput()), getOut())))
+    return failure();
   return expectBuffer(*this, "out", getOut(), *shape, elementOf(getInput()));
 }
 
@@ -82,6 +117,9 @@ LogicalResult LayerNormGradIntoOp::verify() {
                    checkLayerNormGrad(shapeOf(getGrad()), shapeOf(getInput()),
                                       shapeOf(getGamma()), getAxis(), why),
                    why)))
+    return failure();
+  if (failed(checkEpsilon(*this, getEpsilon())) ||
+      failed(sameFloats(*this, elementOf(getInput()), getGradInput())))
     return failure();
   Type element = elementOf(getInput());
   if (failed(expectBuffer(*this, "grad_input", getGradInput(),
@@ -115,5 +153,7 @@ LogicalResult EmbeddingGradIntoOp::verify() {
       shapeOf(getGrad()), shapeOf(getIndices()), getNumRows(), why);
   if (failed(shape))
     return emitOpError(why);
+  if (failed(sameFloats(*this, elementOf(getGrad()), getOut())))
+    return failure();
   return expectBuffer(*this, "out", getOut(), *shape, elementOf(getGrad()));
 }

@@ -175,6 +175,10 @@ TF_API const char *tf_artifact_model(const tf_artifact *artifact);
 TF_API const char *tf_artifact_target(const tf_artifact *artifact);
 TF_API const char *tf_artifact_cpu(const tf_artifact *artifact);
 TF_API const char *tf_artifact_producer(const tf_artifact *artifact);
+/* 16 hex digits identifying the model apart from the target it was
+   compiled for: the CPU and the CUDA artifact of one spec have the same,
+   and accept each other's checkpoints. */
+TF_API const char *tf_artifact_model_fingerprint(const tf_artifact *artifact);
 /* The manifest as stored in the file (JSON). */
 TF_API const char *tf_artifact_manifest_json(const tf_artifact *artifact);
 

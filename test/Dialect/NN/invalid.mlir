@@ -1085,6 +1085,235 @@ func.func @attention_into_key_mismatch(%q: memref<1x2x3x4xf32>, %k: memref<1x2x3
 }
 
 //===----------------------------------------------------------------------===//
+// The layers on buffers: the shape rules of their tensor forms, the result
+// buffers, and the ODS constraints (static shapes, float data, integer ids)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @layer_norm_into_axis(%x: memref<2x16xf32>, %g: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op axis 2 is out of range for shape [2, 16]}}
+  nn.layer_norm_into %x, %g, %g into %o {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_gamma(%x: memref<2x16xf32>, %g: memref<8xf32>, %b: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op layer norm of [2, 16] from axis 1 needs gamma and beta [16], got [8] and [16]}}
+  nn.layer_norm_into %x, %g, %b into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<8xf32>, memref<16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_residual(%x: memref<2x16xf32>, %r: memref<1x16xf32>, %g: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op residual [1, 16] differs from the input [2, 16]}}
+  nn.layer_norm_into %x + %r, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<16xf32>, memref<16xf32>, memref<1x16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_out_shape(%x: memref<2x16xf32>, %g: memref<16xf32>, %o: memref<16x2xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op out must be [2, 16] of 'f32', got 'memref<16x2xf32>'}}
+  nn.layer_norm_into %x, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<16xf32>, memref<16xf32>, memref<16x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_out_element(%x: memref<2x16xf32>, %g: memref<16xf32>, %o: memref<2x16xf16>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op out must be [2, 16] of 'f32', got 'memref<2x16xf16>'}}
+  nn.layer_norm_into %x, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x16xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_dynamic(%x: memref<?x16xf32>, %g: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op operand #0 must be statically shaped memref of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'memref<?x16xf32>'}}
+  nn.layer_norm_into %x, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<?x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_into_tensor(%x: tensor<2x16xf32>, %g: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op operand #0 must be statically shaped memref of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values, but got 'tensor<2x16xf32>'}}
+  nn.layer_norm_into %x, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_axis(%dy: memref<4x8xf32>, %g: memref<8xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op axis 5 is out of range for shape [4, 8]}}
+  nn.layer_norm_grad_into %dy, %dy, %g into %dy, %g, %g {axis = 5 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_dy(%dy: memref<4x4xf32>, %x: memref<4x8xf32>, %g: memref<8xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op gradient [4, 4] differs from the input [4, 8]}}
+  nn.layer_norm_grad_into %dy, %x, %g into %x, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x4xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_gamma(%x: memref<4x8xf32>, %g: memref<4xf32>, %dg: memref<8xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op layer norm of [4, 8] from axis 1 needs gamma [8], got [4]}}
+  nn.layer_norm_grad_into %x, %x, %g into %x, %dg, %dg {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<4xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_dx(%x: memref<4x8xf32>, %g: memref<8xf32>, %dx: memref<8x4xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op grad_input must be [4, 8] of 'f32', got 'memref<8x4xf32>'}}
+  nn.layer_norm_grad_into %x, %x, %g into %dx, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8x4xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_dgamma(%x: memref<4x8xf32>, %g: memref<8xf32>, %dg: memref<8xf64>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op grad_gamma must be [8] of 'f32', got 'memref<8xf64>'}}
+  nn.layer_norm_grad_into %x, %x, %g into %x, %dg, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf64>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_dbeta(%x: memref<4x8xf32>, %g: memref<8xf32>, %db: memref<4xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op grad_beta must be [8] of 'f32', got 'memref<4xf32>'}}
+  nn.layer_norm_grad_into %x, %x, %g into %x, %g, %db {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_into_scalar(%l: memref<f32>, %y: memref<i64>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.cross_entropy_into' op logits need a class dimension, got []}}
+  nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<f32>, memref<i64>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_into_labels(%l: memref<3x10xf32>, %y: memref<4xi64>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.cross_entropy_into' op logits [3, 10] need labels [3], got [4]}}
+  nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<3x10xf32>, memref<4xi64>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_into_out(%l: memref<3x10xf32>, %y: memref<3xi64>, %o: memref<1xf32>) {
+  // expected-error @+1 {{'nn.cross_entropy_into' op out must be [] of 'f32', got 'memref<1xf32>'}}
+  nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<3x10xf32>, memref<3xi64>, memref<1xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_into_float_labels(%l: memref<3x10xf32>, %y: memref<3xf32>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.cross_entropy_into' op operand #1 must be statically shaped memref of 32-bit signless integer or 64-bit signless integer values, but got 'memref<3xf32>'}}
+  nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<3x10xf32>, memref<3xf32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_into_labels(%l: memref<2x3x10xf32>, %y: memref<3x2xi32>, %o: memref<2x3x10xf32>) {
+  // expected-error @+1 {{'nn.cross_entropy_grad_into' op logits [2, 3, 10] need labels [2, 3], got [3, 2]}}
+  nn.cross_entropy_grad_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<2x3x10xf32>, memref<3x2xi32>, memref<2x3x10xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_into_out(%l: memref<3x10xf32>, %y: memref<3xi64>, %o: memref<3x5xf32>) {
+  // expected-error @+1 {{'nn.cross_entropy_grad_into' op out must be [3, 10] of 'f32', got 'memref<3x5xf32>'}}
+  nn.cross_entropy_grad_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<3x10xf32>, memref<3xi64>, memref<3x5xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @nll_loss_into_labels(%l: memref<3x10xf32>, %y: memref<3x1xi64>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.nll_loss_into' op logits [3, 10] need labels [3], got [3, 1]}}
+  nn.nll_loss_into %l, %y into %o {ignore_index = -100 : i64} : (memref<3x10xf32>, memref<3x1xi64>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @nll_loss_into_out(%l: memref<3x10xf32>, %y: memref<3xi64>, %o: memref<f16>) {
+  // expected-error @+1 {{'nn.nll_loss_into' op out must be [] of 'f32', got 'memref<f16>'}}
+  nn.nll_loss_into %l, %y into %o {ignore_index = -100 : i64} : (memref<3x10xf32>, memref<3xi64>, memref<f16>) -> ()
+  return
+}
+
+// -----
+
+func.func @nll_loss_grad_into_scalar(%l: memref<f32>, %y: memref<i64>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.nll_loss_grad_into' op logits need a class dimension, got []}}
+  nn.nll_loss_grad_into %l, %y into %o {ignore_index = -100 : i64} : (memref<f32>, memref<i64>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @nll_loss_grad_into_out(%l: memref<3x10xf32>, %y: memref<3xi64>, %o: memref<3x10xf64>) {
+  // expected-error @+1 {{'nn.nll_loss_grad_into' op out must be [3, 10] of 'f32', got 'memref<3x10xf64>'}}
+  nn.nll_loss_grad_into %l, %y into %o {ignore_index = -100 : i64} : (memref<3x10xf32>, memref<3xi64>, memref<3x10xf64>) -> ()
+  return
+}
+
+// -----
+
+func.func @embedding_grad_into_rows(%dy: memref<3x4xf32>, %ids: memref<3xi64>, %o: memref<1x4xf32>) {
+  // expected-error @+1 {{'nn.embedding_grad_into' op embedding gradient needs a positive num_rows, got -1}}
+  nn.embedding_grad_into %dy, %ids into %o {num_rows = -1 : i64} : (memref<3x4xf32>, memref<3xi64>, memref<1x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @embedding_grad_into_shape(%dy: memref<3x4xf32>, %ids: memref<2xi64>, %o: memref<10x4xf32>) {
+  // expected-error @+1 {{'nn.embedding_grad_into' op embedding gradient [3, 4] must be the indices [2] and one more dimension}}
+  nn.embedding_grad_into %dy, %ids into %o {num_rows = 10 : i64} : (memref<3x4xf32>, memref<2xi64>, memref<10x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @embedding_grad_into_out(%dy: memref<3x4xf32>, %ids: memref<3xi32>, %o: memref<10x8xf32>) {
+  // expected-error @+1 {{'nn.embedding_grad_into' op out must be [10, 4] of 'f32', got 'memref<10x8xf32>'}}
+  nn.embedding_grad_into %dy, %ids into %o {num_rows = 10 : i64} : (memref<3x4xf32>, memref<3xi32>, memref<10x8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @embedding_grad_into_out_element(%dy: memref<3x4xf32>, %ids: memref<3xi32>, %o: memref<10x4xbf16>) {
+  // expected-error @+1 {{'nn.embedding_grad_into' op out must be [10, 4] of 'f32', got 'memref<10x4xbf16>'}}
+  nn.embedding_grad_into %dy, %ids into %o {num_rows = 10 : i64} : (memref<3x4xf32>, memref<3xi32>, memref<10x4xbf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @embedding_grad_into_ids(%dy: memref<3x4xf32>, %ids: memref<3xi16>, %o: memref<10x4xf32>) {
+  // expected-error @+1 {{'nn.embedding_grad_into' op operand #1 must be statically shaped memref of 32-bit signless integer or 64-bit signless integer values, but got 'memref<3xi16>'}}
+  nn.embedding_grad_into %dy, %ids into %o {num_rows = 10 : i64} : (memref<3x4xf32>, memref<3xi16>, memref<10x4xf32>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // Gradients
 //===----------------------------------------------------------------------===//
 
@@ -1244,5 +1473,30 @@ module {
 func.func @store_unknown(%v: tensor<3xf32>) {
   // expected-error @+1 {{'nn.param_store' op 'nowhere' is not an nn.parameter or nn.state}}
   nn.param_store %v to @nowhere : tensor<3xf32>
+  return
+}
+
+// -----
+
+// The operands a layer on buffers reads share one element type.
+func.func @layer_norm_into_mixed(%x: memref<2x16xf32>, %g: memref<16xf16>, %b: memref<16xf32>, %o: memref<2x16xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_into' op mixes element types 'f32' and 'f16'}}
+  nn.layer_norm_into %x, %g, %b into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<16xf16>, memref<16xf32>, memref<2x16xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_epsilon(%dy: memref<4x8xf32>, %x: memref<4x8xf32>, %g: memref<8xf32>, %dx: memref<4x8xf32>, %dg: memref<8xf32>, %db: memref<8xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op layer norm epsilon must be positive}}
+  nn.layer_norm_grad_into %dy, %x, %g into %dx, %dg, %db {axis = 1 : i64, epsilon = 0.0 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cross_entropy_into_smoothing(%l: memref<3x10xf32>, %y: memref<3xi64>, %o: memref<f32>) {
+  // expected-error @+1 {{'nn.cross_entropy_into' op label smoothing}}
+  nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 1.5 : f64} : (memref<3x10xf32>, memref<3xi64>, memref<f32>) -> ()
   return
 }

@@ -355,6 +355,39 @@ func.func @attention_into(%q: memref<2x4x3x8xf32>, %heads_inner: memref<2x5x4x8x
   return
 }
 
+// The layers the CUDA target keeps whole, on buffers: operands of any
+// layout (a residual read through a subview), the results' buffers after
+// `into`, every attribute, and either label width.
+// CHECK-LABEL: func.func @kernel_ops_into
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<2x5x16xf32>, %[[WIDE:[^:]+]]: memref<2x5x32xf32>, %[[G:[^:]+]]: memref<16xf32>, %[[B:[^:]+]]: memref<16xf32>, %[[O:[^:]+]]: memref<2x5x16xf32>, %[[DG:[^:]+]]: memref<16xf32>, %[[DB:[^:]+]]: memref<16xf32>, %[[L:[^:]+]]: memref<2x3x10xf32>, %[[Y:[^:]+]]: memref<2x3xi64>, %[[IDS:[^:]+]]: memref<2x3xi32>, %[[LOSS:[^:]+]]: memref<f32>, %[[DL:[^:]+]]: memref<2x3x10xf32>, %[[DY:[^:]+]]: memref<2x3x16xf32>, %[[T:[^:]+]]: memref<50x16xf32>, %[[H:[^:]+]]: memref<8xf16>, %[[H0:[^:]+]]: memref<f16>, %[[ONE:[^:]+]]: memref<i32>)
+func.func @kernel_ops_into(%x: memref<2x5x16xf32>, %wide: memref<2x5x32xf32>, %g: memref<16xf32>, %b: memref<16xf32>, %o: memref<2x5x16xf32>,
+                           %dg: memref<16xf32>, %db: memref<16xf32>,
+                           %logits: memref<2x3x10xf32>, %labels: memref<2x3xi64>, %ids: memref<2x3xi32>, %loss: memref<f32>, %dl: memref<2x3x10xf32>,
+                           %dy: memref<2x3x16xf32>, %table: memref<50x16xf32>, %h: memref<8xf16>, %h0: memref<f16>, %one: memref<i32>) {
+  // CHECK: %[[R:.*]] = memref.subview %[[WIDE]]
+  %r = memref.subview %wide[0, 0, 16] [2, 5, 16] [1, 1, 1] : memref<2x5x32xf32> to memref<2x5x16xf32, strided<[160, 32, 1], offset: 16>>
+  // CHECK-NEXT: nn.layer_norm_into %[[X]] + %[[R]], %[[G]], %[[B]] into %[[O]] {axis = 2 : i64, epsilon = 1.000000e-05 : f64} : (memref<2x5x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x5x16xf32, strided<[160, 32, 1], offset: 16>>, memref<2x5x16xf32>) -> ()
+  nn.layer_norm_into %x + %r, %g, %b into %o {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (memref<2x5x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x5x16xf32, strided<[160, 32, 1], offset: 16>>, memref<2x5x16xf32>) -> ()
+  // CHECK-NEXT: nn.layer_norm_into %[[R]], %[[G]], %[[B]] into %[[O]] {axis = 2 : i64, epsilon = 9.9999999999999995E-7 : f64} : (memref<2x5x16xf32, strided<[160, 32, 1], offset: 16>>, memref<16xf32>, memref<16xf32>, memref<2x5x16xf32>) -> ()
+  nn.layer_norm_into %r, %g, %b into %o {axis = 2 : i64, epsilon = 1.0e-6 : f64} : (memref<2x5x16xf32, strided<[160, 32, 1], offset: 16>>, memref<16xf32>, memref<16xf32>, memref<2x5x16xf32>) -> ()
+  // CHECK-NEXT: nn.layer_norm_grad_into %[[O]], %[[X]], %[[G]] into %[[O]], %[[DG]], %[[DB]] {axis = 2 : i64, epsilon = 1.000000e-05 : f64} : (memref<2x5x16xf32>, memref<2x5x16xf32>, memref<16xf32>, memref<2x5x16xf32>, memref<16xf32>, memref<16xf32>) -> ()
+  nn.layer_norm_grad_into %o, %x, %g into %o, %dg, %db {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (memref<2x5x16xf32>, memref<2x5x16xf32>, memref<16xf32>, memref<2x5x16xf32>, memref<16xf32>, memref<16xf32>) -> ()
+  // CHECK-NEXT: nn.cross_entropy_into %[[L]], %[[Y]] into %[[LOSS]] {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<f32>) -> ()
+  nn.cross_entropy_into %logits, %labels into %loss {ignore_index = -100 : i64, label_smoothing = 0.1 : f64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<f32>) -> ()
+  // CHECK-NEXT: nn.cross_entropy_grad_into %[[L]], %[[IDS]] into %[[DL]] {ignore_index = 0 : i64, label_smoothing = 0.000000e+00 : f64} : (memref<2x3x10xf32>, memref<2x3xi32>, memref<2x3x10xf32>) -> ()
+  nn.cross_entropy_grad_into %logits, %ids into %dl {ignore_index = 0 : i64, label_smoothing = 0.0 : f64} : (memref<2x3x10xf32>, memref<2x3xi32>, memref<2x3x10xf32>) -> ()
+  // CHECK-NEXT: nn.nll_loss_into %[[L]], %[[Y]] into %[[LOSS]] {ignore_index = -100 : i64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<f32>) -> ()
+  nn.nll_loss_into %logits, %labels into %loss {ignore_index = -100 : i64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<f32>) -> ()
+  // CHECK-NEXT: nn.nll_loss_grad_into %[[L]], %[[Y]] into %[[DL]] {ignore_index = -100 : i64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<2x3x10xf32>) -> ()
+  nn.nll_loss_grad_into %logits, %labels into %dl {ignore_index = -100 : i64} : (memref<2x3x10xf32>, memref<2x3xi64>, memref<2x3x10xf32>) -> ()
+  // Rank-1 f16 scores against a rank-0 label.
+  // CHECK-NEXT: nn.nll_loss_into %[[H]], %[[ONE]] into %[[H0]] {ignore_index = 1 : i64} : (memref<8xf16>, memref<i32>, memref<f16>) -> ()
+  nn.nll_loss_into %h, %one into %h0 {ignore_index = 1 : i64} : (memref<8xf16>, memref<i32>, memref<f16>) -> ()
+  // CHECK-NEXT: nn.embedding_grad_into %[[DY]], %[[IDS]] into %[[T]] {num_rows = 50 : i64} : (memref<2x3x16xf32>, memref<2x3xi32>, memref<50x16xf32>) -> ()
+  nn.embedding_grad_into %dy, %ids into %table {num_rows = 50 : i64} : (memref<2x3x16xf32>, memref<2x3xi32>, memref<50x16xf32>) -> ()
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Losses
 //===----------------------------------------------------------------------===//

@@ -32,14 +32,16 @@ mlir::FailureOr<std::vector<std::string>> parseCUDAArchs(llvm::StringRef list,
 
 /// The shared object of a CUDA artifact: `module` after the codegen phase.
 /// Fills `info.cuda` (images, kernels, workspace) and each entry point's
-/// arena. `ptx` receives the PTX of every architecture, `llvmIR` the host
-/// code's LLVM IR, when given.
+/// arena. When given, `ptx` receives the PTX of every architecture,
+/// `llvmIR` the host code's LLVM IR, and `ptxasReport` what ptxas -v says
+/// of every kernel for every architecture (registers, spills).
 mlir::FailureOr<std::string>
 compileCUDASharedObject(mlir::ModuleOp module, ArtifactInfo &info,
                         const std::vector<std::string> &archs,
                         const std::string &toolkit, std::string &error,
                         llvm::raw_ostream *llvmIR = nullptr,
-                        llvm::raw_ostream *ptx = nullptr);
+                        llvm::raw_ostream *ptx = nullptr,
+                        llvm::raw_ostream *ptxasReport = nullptr);
 
 } // namespace transfuse
 

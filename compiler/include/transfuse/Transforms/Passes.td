@@ -322,15 +322,22 @@ def MapLoopsToGPU : Pass<"nn-map-loops-to-gpu", "::mlir::ModuleOp"> {
     }
     ```
 
-    which `gpu-map-parallel-loops` maps to the grid and the block. An op
-    without parallel loops (a full reduction, an op on 0-d buffers), or
-    anything else left that touches memory, runs on one thread. The host
-    keeps only runtime calls, views and address arithmetic; an op whose
-    result the host would need from device memory is an error.
+    which `gpu-map-parallel-loops` maps to the grid and the block. When the
+    body is straight-line code and the last loop runs a multiple of 4
+    times from 0, each thread runs 4 consecutive iterations of it: what
+    does not depend on that loop once, loads and stores of 4 consecutive
+    elements as one aligned `vector.load` / `vector.store` (16 bytes of
+    f32) where the buffer's layout proves the alignment, the rest once per
+    iteration. An op without parallel loops (a full reduction, an op on
+    0-d buffers), or anything else left that touches memory, runs on one
+    thread. The host keeps only runtime calls, views and address
+    arithmetic; an op whose result the host would need from device memory
+    is an error.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def SinkIntoLaunches : Pass<"nn-sink-into-launches"> {

@@ -42,10 +42,11 @@ LogicalResult createTemporary(TemporaryFile &file, StringRef suffix,
   return success();
 }
 
-/// The cubin ptxas makes of `ptx` for `arch`.
+/// The cubin ptxas makes of `ptx` for `arch`; its report of every kernel
+/// (registers, spills) goes to `report` when given.
 FailureOr<std::string> assemble(StringRef ptx, StringRef arch,
-                                const std::string &toolkit,
-                                std::string &error) {
+                                const std::string &toolkit, std::string &error,
+                                llvm::raw_ostream *report) {
   TemporaryFile input, output, log;
   if (failed(createTemporary(input, "ptx", error)) ||
       failed(createTemporary(output, "cubin", error)) ||
@@ -63,7 +64,7 @@ FailureOr<std::string> assemble(StringRef ptx, StringRef arch,
   SmallString<256> ptxas(toolkit);
   llvm::sys::path::append(ptxas, "bin", "ptxas");
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {ptxas, archFlag,    "-O3",
+  SmallVector<StringRef> args = {ptxas, archFlag,    "-O3",     "-v",
                                  "-o",  output.path, input.path};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log.path),
                                           StringRef(log.path)};
@@ -78,6 +79,9 @@ FailureOr<std::string> assemble(StringRef ptx, StringRef arch,
                                           : executionError);
     return failure();
   }
+  if (report)
+    if (auto text = llvm::MemoryBuffer::getFile(log.path))
+      *report << (*text)->getBuffer();
   auto cubin = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
   if (!cubin) {
     error = "cannot read the cubin ptxas wrote for " + arch.str();
@@ -135,7 +139,8 @@ FailureOr<std::string>
 compileCUDASharedObject(ModuleOp module, ArtifactInfo &info,
                         const std::vector<std::string> &archs,
                         const std::string &toolkit, std::string &error,
-                        llvm::raw_ostream *llvmIR, llvm::raw_ostream *ptxOut) {
+                        llvm::raw_ostream *llvmIR, llvm::raw_ostream *ptxOut,
+                        llvm::raw_ostream *ptxasReport) {
   FailureOr<std::vector<std::pair<std::string, std::string>>> ptx =
       takePTX(module, error);
   if (failed(ptx) || failed(readArenas(module, info, error)))
@@ -152,7 +157,8 @@ compileCUDASharedObject(ModuleOp module, ArtifactInfo &info,
   for (const auto &[arch, assembly] : *ptx) {
     if (ptxOut)
       *ptxOut << "// ---- " << arch << "\n" << assembly << "\n";
-    FailureOr<std::string> cubin = assemble(assembly, arch, toolkit, error);
+    FailureOr<std::string> cubin =
+        assemble(assembly, arch, toolkit, error, ptxasReport);
     if (failed(cubin))
       return failure();
     cuda.images.push_back({arch, false, "", *cubin});

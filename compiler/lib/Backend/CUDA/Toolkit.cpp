@@ -55,9 +55,10 @@ FailureOr<std::vector<std::string>> parseCUDAArchs(StringRef list,
   list.split(items, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (StringRef item : items) {
     item = item.trim();
+    StringRef digits = item;
     unsigned number = 0;
-    if (!item.consume_front("sm_") || item.size() < 2 || item.size() > 3 ||
-        item.getAsInteger(10, number) || number < 70) {
+    if (!digits.consume_front("sm_") || digits.size() < 2 ||
+        digits.size() > 3 || digits.getAsInteger(10, number) || number < 70) {
       error = "--cuda-arch: '" + item.str() +
               "' is not a GPU architecture like sm_80 or sm_90 (sm_70 or "
               "later)";
