@@ -10,6 +10,7 @@ set(TRANSFUSE_CUDA_KERNEL_FAMILIES
   embedding
   layer_norm
   losses
+  optimizer
 )
 set(kernel_dir ${CMAKE_CURRENT_BINARY_DIR}/cuda-kernels)
 file(MAKE_DIRECTORY ${kernel_dir})
@@ -51,6 +52,7 @@ target_sources(transfuse_runtime PRIVATE
   lib/cuda/KernelLibrary.cpp
   lib/cuda/LayerNorm.cpp
   lib/cuda/Losses.cpp
+  lib/cuda/Optimizer.cpp
 )
 add_dependencies(transfuse_runtime transfuse_cuda_kernels)
 set_source_files_properties(lib/cuda/KernelLibrary.cpp PROPERTIES

@@ -351,3 +351,83 @@ func.func @strided_out(%dy: memref<4x8xf32>, %g: memref<8xf32>, %dx: memref<4x8x
   nn.layer_norm_grad_into %dy, %dy, %g into %dx, %dg, %dg {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32, strided<[16, 1]>>, memref<8xf32>, memref<8xf32>) -> ()
   return
 }
+
+// -----
+
+// The global norm: each tensor's sum of squares into its own 128 slots of
+// one f64 scratch buffer (a strided tensor copied dense first), then one
+// call over all 2 · 128 slots.
+//   tfrt_cuda_sum_squares_f32(n, x, slots, partials)
+//   tfrt_cuda_global_norm_f32(count, partials, out)
+// CHECK-LABEL: func.func @global_norm
+// CHECK-SAME:    (%[[A:.*]]: memref<3x4xf32>, %[[B:.*]]: memref<5xf32, strided<[2], offset: 1>>, %[[N:.*]]: memref<f32>)
+// CHECK:         %[[PARTIALS:.*]] = memref.alloc() : memref<256xf64>
+// CHECK:         %[[C12:.*]] = arith.constant 12 : i64
+// CHECK:         %[[AP:.*]] = llvm.inttoptr
+// CHECK:         %[[C128:.*]] = arith.constant 128 : i64
+// CHECK:         %[[SLOT0:.*]] = memref.subview %[[PARTIALS]][0] [128] [1]
+// CHECK:         %[[S0:.*]] = llvm.inttoptr
+// CHECK-NEXT:    call @tfrt_cuda_sum_squares_f32(%[[C12]], %[[AP]], %[[C128]], %[[S0]])
+// CHECK:         %[[DENSE:.*]] = memref.alloc() : memref<5xf32>
+// CHECK-NEXT:    memref.copy %[[B]], %[[DENSE]]
+// CHECK:         %[[SLOT1:.*]] = memref.subview %[[PARTIALS]][128] [128] [1]
+// The second slot's address is offset by 128 doubles.
+// CHECK:         memref.extract_strided_metadata %[[SLOT1]]
+// CHECK:         call @tfrt_cuda_sum_squares_f32
+// CHECK:         %[[C256:.*]] = arith.constant 256 : i64
+// CHECK:         call @tfrt_cuda_global_norm_f32(%[[C256]],
+func.func @global_norm(%a: memref<3x4xf32>, %b: memref<5xf32, strided<[2], offset: 1>>, %n: memref<f32>) {
+  nn.global_norm_into %a, %b into %n : (memref<3x4xf32>, memref<5xf32, strided<[2], offset: 1>>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// Adam in place: n, param, grad, exp_avg, exp_avg_sq, then β1, 1 - β1, β2,
+// 1 - β2 (each complement rounded to f32 from double), eps, the L2 decay,
+// then the step's scalars by address.
+// CHECK:       func.func private @tfrt_cuda_adam_update_f32(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func @adam
+// CHECK-DAG:     %[[B1:.*]] = arith.constant 0.899999976 : f32
+// CHECK-DAG:     %[[OMB1:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK-DAG:     %[[B2:.*]] = arith.constant 9.990000e-01 : f32
+// CHECK-DAG:     %[[OMB2:.*]] = arith.constant 1.000000e-03 : f32
+// CHECK-DAG:     %[[EPS:.*]] = arith.constant 9.99999993E-9 : f32
+// CHECK-DAG:     %[[WD:.*]] = arith.constant 0.00999999977 : f32
+// CHECK:         call @tfrt_cuda_adam_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B1]], %[[OMB1]], %[[B2]], %[[OMB2]], %[[EPS]], %[[WD]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT:     memref.copy
+func.func @adam(%p: memref<6xf32>, %g: memref<6xf32>, %m: memref<6xf32>, %v: memref<6xf32>, %s1: memref<f32>, %s2: memref<f32>, %s3: memref<f32>, %s4: memref<f32>) {
+  nn.adam_update_into %p, %g, %m, %v step_size %s1 bias_correction2_sqrt %s2 clip_factor %s3 decay_factor %s4 {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// SGD: n, param, grad, the momentum buffer or null, momentum, decay,
+// nesterov (i32), lr and the clipping factor by address.
+// CHECK-LABEL: func.func @sgd
+// CHECK-SAME:    (%[[P:.*]]: memref<6xf32>, %[[G:.*]]: memref<6xf32>, %[[BUF:.*]]: memref<6xf32>
+// CHECK:         %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK-NEXT:    %[[BI64:.*]] = arith.index_cast %[[BI]]
+// CHECK-NEXT:    %[[BP:.*]] = llvm.inttoptr %[[BI64]]
+// CHECK:         %[[MOM:.*]] = arith.constant 0.899999976 : f32
+// CHECK:         %[[NESTEROV:.*]] = arith.constant 1 : i32
+// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[BP]], %[[MOM]], %{{.*}}, %[[NESTEROV]], %{{.*}}, %{{.*}})
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[PLAIN:.*]] = arith.constant 0 : i32
+// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %[[PLAIN]], %{{.*}}, %{{.*}})
+func.func @sgd(%p: memref<6xf32>, %g: memref<6xf32>, %b: memref<6xf32>, %lr: memref<f32>, %c: memref<f32>) {
+  nn.sgd_update_into %p, %g lr %lr clip_factor %c momentum_buffer %b {momentum = 0.9 : f64, nesterov, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<6xf32>) -> ()
+  nn.sgd_update_into %p, %g lr %lr clip_factor %c {momentum = 0.0 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// The kernels update dense buffers: a strided parameter cannot be updated
+// in place.
+func.func @adam_strided_param(%p: memref<6xf32, strided<[2]>>, %g: memref<6xf32>, %s: memref<f32>) {
+  // expected-error @+1 {{'nn.adam_update_into' op the CUDA kernel writes dense buffers, got 'memref<6xf32, strided<[2]>>'}}
+  nn.adam_update_into %p, %g, %g, %g step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32, strided<[2]>>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  return
+}

@@ -8,6 +8,7 @@
 // test composes the formulas the way the kernels do, in float, with the
 // row sums taken in plain order.
 //===----------------------------------------------------------------------===//
+#include "RandomFloats.h"
 #include "shared/LayerNormMath.h"
 #include "shared/LossMath.h"
 #include "shared/RowBlocks.h"
@@ -23,16 +24,6 @@
 namespace {
 
 using namespace transfuse::rt;
-
-std::vector<float> randomValues(size_t count, float low, float high,
-                                unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> distribution(low, high);
-  std::vector<float> values(count);
-  for (float &value : values)
-    value = distribution(generator);
-  return values;
-}
 
 /// |actual - expected| <= tolerance · max(1, |expected|) for every element.
 void expectClose(const std::vector<float> &actual,
@@ -90,9 +81,9 @@ LayerNormCase makeLayerNormCase(int64_t rows, int64_t cols, float offset,
                                 unsigned seed) {
   LayerNormCase c{rows,
                   cols,
-                  randomValues(rows * cols, -2.0f, 2.0f, seed),
-                  randomValues(cols, 0.5f, 1.5f, seed + 1),
-                  randomValues(cols, -0.5f, 0.5f, seed + 2),
+                  uniformFloats(rows * cols, -2.0f, 2.0f, seed),
+                  uniformFloats(cols, 0.5f, 1.5f, seed + 1),
+                  uniformFloats(cols, -0.5f, 0.5f, seed + 2),
                   1e-5f};
   for (float &value : c.x)
     value += offset;
@@ -264,7 +255,7 @@ finiteDifferences(const LayerNormCase &c, const std::vector<double> &grad,
 TEST(RuntimeSharedLayerNorm, BackwardMatchesFiniteDifferences) {
   for (int64_t cols : {1, 5, 48}) {
     LayerNormCase c = makeLayerNormCase(3, cols, 0.5f, 20 + unsigned(cols));
-    std::vector<float> grad = randomValues(c.x.size(), -1.0f, 1.0f, 99);
+    std::vector<float> grad = uniformFloats(c.x.size(), -1.0f, 1.0f, 99);
     LayerNormGrads ours = layerNormGradWithHeader(c, grad);
     std::vector<double> x = widen(c.x), gamma = widen(c.gamma),
                         beta = widen(c.beta), dy = widen(grad);
@@ -281,7 +272,7 @@ TEST(RuntimeSharedLayerNorm, BackwardOfAShiftIsZero) {
   // Adding the same amount to a whole row changes nothing after the norm:
   // the gradient sums to zero over each row.
   LayerNormCase c = makeLayerNormCase(4, 40, 0.0f, 5);
-  std::vector<float> grad = randomValues(c.x.size(), -1.0f, 1.0f, 6);
+  std::vector<float> grad = uniformFloats(c.x.size(), -1.0f, 1.0f, 6);
   LayerNormGrads ours = layerNormGradWithHeader(c, grad);
   for (int64_t r = 0; r < c.rows; ++r) {
     double sum = 0.0, magnitude = 0.0;
@@ -308,7 +299,7 @@ struct LossCase {
 
 LossCase makeLossCase(int64_t rows, int64_t classes, float low, float high,
                       unsigned seed) {
-  LossCase c{rows, classes, randomValues(rows * classes, low, high, seed),
+  LossCase c{rows, classes, uniformFloats(rows * classes, low, high, seed),
              std::vector<int64_t>(rows)};
   std::mt19937 generator(seed + 1);
   std::uniform_int_distribution<int64_t> label(0, classes - 1);

@@ -186,7 +186,7 @@ static void addPhasePasses(Phase phase, ModuleOp module, const Target &target,
   case Phase::Optimizer:
     if (!trains)
       break;
-    pm.addPass(createOptimizer());
+    pm.addPass(createOptimizer(OptimizerOptions{/*runtimeUpdate=*/cuda}));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     break;

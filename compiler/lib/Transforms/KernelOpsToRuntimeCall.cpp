@@ -2,8 +2,10 @@
 //
 // Each layer kept whole through bufferization (nn.layer_norm_into,
 // nn.layer_norm_grad_into, the losses and their gradients,
-// nn.embedding_grad_into) becomes one call of the CUDA runtime's kernel for
-// it (docs/artifact.md): dense row-major buffers by address, the sizes as
+// nn.embedding_grad_into) and each optimizer update (nn.global_norm_into,
+// nn.adam_update_into, nn.sgd_update_into) becomes calls of the CUDA
+// runtime's kernels for it (docs/artifact.md): dense row-major buffers by
+// address, the sizes as
 // rows and columns, the attributes as scalars, and the scratch memory the
 // kernel needs as a fresh buffer, which the memory plan places like any
 // other temporary. An operand that is not dense (a strided view) is copied
@@ -33,6 +35,10 @@ namespace {
 /// Layer-norm gradients sum their columns over at most this many chunks of
 /// rows (one partial sum per chunk and column, then the chunks in order).
 constexpr int64_t kLayerNormChunks = 512;
+/// Partial sums per tensor of a global norm: runtime/lib/shared/
+/// OptimizerMath.h's kGlobalNormBlocks, which the runtime checks the call
+/// against.
+constexpr int64_t kGlobalNormBlocks = 128;
 
 bool isDenseRowMajor(MemRefType type) {
   SmallVector<int64_t> strides;
@@ -99,8 +105,12 @@ public:
   }
   /// A fresh buffer of `count` elements of `element` for the kernel's use.
   void scratch(int64_t count, Type element) {
+    add(pointerOf(b, loc, newScratch(b, loc, count, element)));
+  }
+  static Value newScratch(OpBuilder &b, Location loc, int64_t count,
+                          Type element) {
     auto type = MemRefType::get({std::max<int64_t>(count, 1)}, element);
-    add(pointerOf(b, loc, memref::AllocOp::create(b, loc, type)));
+    return memref::AllocOp::create(b, loc, type);
   }
 
   void emit(ModuleOp module, StringRef name) {
@@ -254,6 +264,91 @@ LogicalResult lower(ModuleOp module, EmbeddingGradIntoOp op) {
   return success();
 }
 
+/// The sum of squares of each tensor into its own kGlobalNormBlocks slots
+/// of one scratch buffer, then their sum's square root.
+LogicalResult lower(ModuleOp module, GlobalNormIntoOp op) {
+  if (failed(checkF32(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  int64_t slots = kGlobalNormBlocks * op.getInputs().size();
+  Value partials = Call::newScratch(b, loc, slots, b.getF64Type());
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    Call call(op);
+    call.i64(product(shapeOf(input)));
+    call.input(input);
+    call.i64(kGlobalNormBlocks);
+    Value slot = memref::SubViewOp::create(
+        b, loc, partials,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(i * kGlobalNormBlocks)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(kGlobalNormBlocks)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    if (failed(call.output(op, slot)))
+      return failure();
+    call.emit(module, "tfrt_cuda_sum_squares_f32");
+  }
+  Call call(op);
+  call.i64(slots);
+  if (failed(call.output(op, partials)) || failed(call.output(op, op.getOut())))
+    return failure();
+  call.emit(module, "tfrt_cuda_global_norm_f32");
+  return success();
+}
+
+/// β and 1 - β, the latter rounded from double as the chain's constant.
+void betaAndComplement(Call &call, APFloat beta) {
+  call.f32(beta.convertToDouble());
+  call.f32(1.0 - beta.convertToDouble());
+}
+
+/// The leading arguments of an update: the element count, the parameter
+/// (written in place, so dense) and its gradient.
+LogicalResult updateHead(Operation *op, Call &call, Value param, Value grad) {
+  if (failed(checkF32(op)))
+    return failure();
+  call.i64(product(shapeOf(param)));
+  if (failed(call.output(op, param)))
+    return failure();
+  call.input(grad);
+  return success();
+}
+
+LogicalResult lower(ModuleOp module, AdamUpdateIntoOp op) {
+  Call call(op);
+  if (failed(updateHead(op, call, op.getParam(), op.getGrad())) ||
+      failed(call.output(op, op.getExpAvg())) ||
+      failed(call.output(op, op.getExpAvgSq())))
+    return failure();
+  betaAndComplement(call, op.getBeta1());
+  betaAndComplement(call, op.getBeta2());
+  call.f32(op.getEps().convertToDouble());
+  call.f32(op.getWeightDecay().convertToDouble());
+  for (Value scalar : {op.getStepSize(), op.getBiasCorrection2Sqrt(),
+                       op.getClipFactor(), op.getDecayFactor()})
+    call.input(scalar);
+  call.emit(module, "tfrt_cuda_adam_update_f32");
+  return success();
+}
+
+LogicalResult lower(ModuleOp module, SgdUpdateIntoOp op) {
+  Call call(op);
+  if (failed(updateHead(op, call, op.getParam(), op.getGrad())))
+    return failure();
+  if (Value buffer = op.getMomentumBuffer()) {
+    if (failed(call.output(op, buffer)))
+      return failure();
+  } else {
+    call.null();
+  }
+  call.f32(op.getMomentum().convertToDouble());
+  call.f32(op.getWeightDecay().convertToDouble());
+  call.i32(op.getNesterov() ? 1 : 0);
+  call.input(op.getLr());
+  call.input(op.getClipFactor());
+  call.emit(module, "tfrt_cuda_sgd_update_f32");
+  return success();
+}
+
 struct KernelOpsToRuntimeCallPass
     : transfuse::impl::KernelOpsToRuntimeCallBase<KernelOpsToRuntimeCallPass> {
   void runOnOperation() override {
@@ -262,7 +357,8 @@ struct KernelOpsToRuntimeCallPass
     module.walk([&](Operation *op) {
       if (isa<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
               CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
-              EmbeddingGradIntoOp>(op))
+              EmbeddingGradIntoOp, GlobalNormIntoOp, AdamUpdateIntoOp,
+              SgdUpdateIntoOp>(op))
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -270,7 +366,8 @@ struct KernelOpsToRuntimeCallPass
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
                     CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
-                    EmbeddingGradIntoOp>(
+                    EmbeddingGradIntoOp, GlobalNormIntoOp, AdamUpdateIntoOp,
+                    SgdUpdateIntoOp>(
                   [&](auto into) { return lower(module, into); });
       if (failed(lowered))
         return signalPassFailure();

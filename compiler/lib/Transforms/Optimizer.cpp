@@ -6,7 +6,9 @@
 // torch.optim does in Python floats, and enter the tensor math as rank-0
 // tensors that the nn elementwise ops broadcast. Every parameter's update
 // is a chain of elementwise nn ops ending in `nn.param_store`, which
-// bufferization writes in place.
+// bufferization writes in place; with runtime-update, the norm is one
+// nn.global_norm and each update one nn.adam_update or nn.sgd_update, the
+// ops the CUDA runtime's kernels run, with the chain's f32 arithmetic.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Transforms/Passes.h"
 
@@ -166,8 +168,10 @@ Value dropoutSeed(OpBuilder &b, Location loc, int64_t seed, Value step) {
 
 class TrainStepBuilder {
 public:
-  TrainStepBuilder(ModuleOp module, const Settings &settings)
-      : module(module), settings(settings), b(module.getContext()) {}
+  TrainStepBuilder(ModuleOp module, const Settings &settings,
+                   bool runtimeUpdate)
+      : module(module), settings(settings), runtimeUpdate(runtimeUpdate),
+        b(module.getContext()) {}
 
   LogicalResult build(func::FuncOp gradients) {
     if (!gradients.getBody().hasOneBlock())
@@ -229,8 +233,14 @@ public:
 
     Value t = arith::SIToFPOp::create(b, loc, b.getF64Type(), step);
     Value lr = s.mul(s.f64(settings.lr), scheduleFactor(s, settings, t));
-    Value norm = globalNorm(s, ArrayRef(outputs).drop_front());
+    ArrayRef<Value> grads = ArrayRef(outputs).drop_front();
+    Value norm = runtimeUpdate
+                     ? nn::GlobalNormOp::create(b, loc, scalarF32, grads)
+                     : globalNorm(s, grads);
     Value clipFactor = clipping(s, norm);
+    // The kernels always scale by the factor; by 1 it changes nothing.
+    if (runtimeUpdate && !clipFactor)
+      clipFactor = s.tensorConstant(1.0, b.getF32Type());
 
     for (auto [i, parameter] : llvm::enumerate(parameters())) {
       auto name = gradients.getResultAttrOfType<StringAttr>(i + 1, "nn.grad");
@@ -238,7 +248,10 @@ public:
         return gradients.emitOpError("result ")
                << i + 1 << " is not the gradient of '" << parameter.getSymName()
                << "'";
-      update(s, parameter, outputs[i + 1], lr, t, clipFactor);
+      if (runtimeUpdate)
+        runtimeKernelUpdate(s, parameter, outputs[i + 1], lr, t, clipFactor);
+      else
+        update(s, parameter, outputs[i + 1], lr, t, clipFactor);
     }
     func::ReturnOp::create(
         b, loc, ValueRange{outputs[0], norm, s.tensor(lr, b.getF32Type())});
@@ -364,12 +377,62 @@ private:
     store(sub(p, mul(direction, stepSize)), parameter.getSymName());
   }
 
+  /// One parameter's update as the op of the runtime's kernel: what
+  /// update() computes, the scalars computed here as there.
+  void runtimeKernelUpdate(Scalars &s, nn::ParameterOp parameter, Value grad,
+                           Value lr, Value t, Value clipFactor) {
+    Location loc = parameter.getLoc();
+    Type f32 = b.getF32Type();
+    Type type = parameter.getType();
+    Value p = nn::ParamLoadOp::create(b, loc, type, parameter.getSymName());
+    FloatAttr weightDecay = b.getF64FloatAttr(settings.weightDecay);
+
+    if (settings.optimizer == "sgd") {
+      std::optional<std::pair<StringAttr, Value>> buffer;
+      if (settings.momentum != 0)
+        buffer = state(parameter, "momentum_buffer");
+      SmallVector<Type, 2> results(buffer ? 2 : 1, type);
+      auto op = nn::SgdUpdateOp::create(
+          b, loc, results, p, grad, s.tensor(lr, f32), clipFactor,
+          buffer ? buffer->second : Value(),
+          b.getF64FloatAttr(settings.momentum), weightDecay,
+          settings.nesterov ? b.getUnitAttr() : UnitAttr());
+      store(op.getResult(0), parameter.getSymName());
+      if (buffer)
+        store(op.getResult(1), buffer->first);
+      return;
+    }
+
+    bool decoupled = settings.optimizer == "adamw";
+    Value decay = decoupled && settings.weightDecay != 0
+                      ? s.tensor(s.sub(s.f64(1.0),
+                                       s.mul(lr, s.f64(settings.weightDecay))),
+                                 f32)
+                      : s.tensorConstant(1.0, f32);
+    auto [mName, m] = state(parameter, "exp_avg");
+    auto [vName, v] = state(parameter, "exp_avg_sq");
+    Value correction1 = s.sub(s.f64(1.0), s.pow(s.f64(settings.beta1), t));
+    Value correction2 = s.sub(s.f64(1.0), s.pow(s.f64(settings.beta2), t));
+    auto op = nn::AdamUpdateOp::create(
+        b, loc, TypeRange{type, type, type}, p, grad, m, v,
+        s.tensor(s.div(lr, correction1), f32),
+        s.tensor(s.sqrt(correction2), f32), clipFactor, decay,
+        b.getF64FloatAttr(settings.beta1), b.getF64FloatAttr(settings.beta2),
+        b.getF64FloatAttr(settings.eps),
+        decoupled ? b.getF64FloatAttr(0.0) : weightDecay);
+    store(op.getNewParam(), parameter.getSymName());
+    store(op.getNewExpAvg(), mName);
+    store(op.getNewExpAvgSq(), vName);
+  }
+
   ModuleOp module;
   const Settings &settings;
+  bool runtimeUpdate;
   OpBuilder b;
 };
 
 struct OptimizerPass : transfuse::impl::OptimizerBase<OptimizerPass> {
+  using OptimizerBase::OptimizerBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto gradients = module.lookupSymbol<func::FuncOp>(kGradientFunction);
@@ -385,7 +448,8 @@ struct OptimizerPass : transfuse::impl::OptimizerBase<OptimizerPass> {
     }
     FailureOr<Settings> settings = Settings::read(module);
     if (failed(settings) ||
-        failed(TrainStepBuilder(module, *settings).build(gradients)))
+        failed(TrainStepBuilder(module, *settings, runtimeUpdate)
+                   .build(gradients)))
       signalPassFailure();
   }
 };

@@ -23,6 +23,20 @@ template <typename OpT>
 using IntoBuilder = void (*)(RewriterBase &, OpT, ArrayRef<Value>,
                              ArrayRef<Value>);
 
+/// The buffers of `op`'s operands, in order.
+FailureOr<SmallVector<Value, 8>>
+operandBuffers(Operation *op, RewriterBase &rewriter,
+               const BufferizationOptions &options, BufferizationState &state) {
+  SmallVector<Value, 8> buffers;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return buffers;
+}
+
 /// An op kept whole for a runtime kernel: it reads its operands in place
 /// (whatever their layout) and writes fresh buffers, like any op that
 /// allocates its results.
@@ -59,13 +73,10 @@ struct KernelOpInterface
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    SmallVector<Value, 8> operands;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-      if (failed(buffer))
-        return failure();
-      operands.push_back(*buffer);
-    }
+    FailureOr<SmallVector<Value, 8>> operands =
+        operandBuffers(op, rewriter, options, state);
+    if (failed(operands))
+      return failure();
     SmallVector<Value, 3> results;
     for (Value result : op->getResults()) {
       FailureOr<Value> buffer =
@@ -74,7 +85,73 @@ struct KernelOpInterface
         return failure();
       results.push_back(*buffer);
     }
-    into(rewriter, cast<OpT>(op), operands, results);
+    into(rewriter, cast<OpT>(op), *operands, results);
+    replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
+
+/// param, exp_avg and exp_avg_sq.
+SmallVector<unsigned> updatedOperands(AdamUpdateOp op) {
+  return {op.getParamMutable().getOperandNumber(),
+          op.getExpAvgMutable().getOperandNumber(),
+          op.getExpAvgSqMutable().getOperandNumber()};
+}
+
+/// param and the momentum buffer, if any.
+SmallVector<unsigned> updatedOperands(SgdUpdateOp op) {
+  SmallVector<unsigned> updated{op.getParamMutable().getOperandNumber()};
+  if (op.getMomentumBuffer())
+    updated.push_back(op.getMomentumBufferMutable()[0].getOperandNumber());
+  return updated;
+}
+
+/// An optimizer update kept whole for a runtime kernel, which writes each
+/// result over the buffer of the tensor it updates (`updatedOperands`, one
+/// per result, in order). One-Shot Bufferize copies such a tensor first
+/// only where its old value is read later, which the training step never
+/// does: parameters and state are updated in place.
+template <typename OpT, IntoBuilder<OpT> into>
+struct InPlaceUpdateInterface
+    : BufferizableOpInterface::ExternalModel<InPlaceUpdateInterface<OpT, into>,
+                                             OpT> {
+  /// The result that `operand` becomes, if it is updated.
+  static std::optional<unsigned> resultOf(Operation *op, OpOperand &operand) {
+    SmallVector<unsigned> updated = updatedOperands(cast<OpT>(op));
+    auto it = llvm::find(updated, operand.getOperandNumber());
+    if (it == updated.end())
+      return std::nullopt;
+    return static_cast<unsigned>(it - updated.begin());
+  }
+
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const AnalysisState &) const {
+    return resultOf(op, operand).has_value();
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    std::optional<unsigned> result = resultOf(op, operand);
+    if (!result)
+      return {};
+    return {{op->getResult(*result), BufferRelation::Equivalent,
+             /*isDefinite=*/true}};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    FailureOr<SmallVector<Value, 8>> operands =
+        operandBuffers(op, rewriter, options, state);
+    if (failed(operands))
+      return failure();
+    SmallVector<Value, 3> results;
+    for (unsigned index : updatedOperands(cast<OpT>(op)))
+      results.push_back((*operands)[index]);
+    into(rewriter, cast<OpT>(op), *operands, results);
     replaceOpWithBufferizedValues(rewriter, op, results);
     return success();
   }
@@ -145,6 +222,23 @@ void embeddingGradInto(RewriterBase &rewriter, EmbeddingGradOp op,
                               results[0], op.getNumRowsAttr());
 }
 
+void globalNormInto(RewriterBase &rewriter, GlobalNormOp op,
+                    ArrayRef<Value> operands, ArrayRef<Value> results) {
+  GlobalNormIntoOp::create(rewriter, op.getLoc(), operands, results[0]);
+}
+
+void adamUpdateInto(RewriterBase &rewriter, AdamUpdateOp op,
+                    ArrayRef<Value> operands, ArrayRef<Value>) {
+  AdamUpdateIntoOp::create(rewriter, op.getLoc(), TypeRange(), operands,
+                           op->getAttrs());
+}
+
+void sgdUpdateInto(RewriterBase &rewriter, SgdUpdateOp op,
+                   ArrayRef<Value> operands, ArrayRef<Value>) {
+  SgdUpdateIntoOp::create(rewriter, op.getLoc(), TypeRange(), operands,
+                          op->getAttrs());
+}
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -172,6 +266,12 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
         NllLossGradOp, lossInto<NllLossGradOp, NllLossGradIntoOp>>>(*context);
     EmbeddingGradOp::attachInterface<
         KernelOpInterface<EmbeddingGradOp, embeddingGradInto>>(*context);
+    GlobalNormOp::attachInterface<
+        KernelOpInterface<GlobalNormOp, globalNormInto>>(*context);
+    AdamUpdateOp::attachInterface<
+        InPlaceUpdateInterface<AdamUpdateOp, adamUpdateInto>>(*context);
+    SgdUpdateOp::attachInterface<
+        InPlaceUpdateInterface<SgdUpdateOp, sgdUpdateInto>>(*context);
   });
 }
 

@@ -79,3 +79,23 @@ func.func @embedding_grad(%dy: tensor<2x3x4xf32>, %ids: tensor<2x3xi64>) -> tens
   %0 = nn.embedding_grad %dy, %ids {num_rows = 20 : i64} : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<20x4xf32>
   return %0 : tensor<20x4xf32>
 }
+
+// The optimizer updates write over the tensors they update: in place when
+// nothing reads the old value later, into a copy otherwise. The global norm
+// writes a fresh scalar.
+// CHECK-LABEL: func.func @updates
+// CHECK-SAME:    (%[[P:.*]]: memref<4xf32>, %[[G:.*]]: memref<4xf32>, %[[M:.*]]: memref<4xf32>, %[[V:.*]]: memref<4xf32>, %[[S:.*]]: memref<f32>)
+// CHECK-NEXT:    %[[N:.*]] = memref.alloc() {alignment = 64 : i64} : memref<f32>
+// CHECK-NEXT:    nn.global_norm_into %[[G]] into %[[N]]
+// CHECK-NEXT:    nn.adam_update_into %[[P]], %[[G]], %[[M]], %[[V]] step_size %[[S]]
+// V is read after the SGD update of it: that update works on a copy.
+// CHECK-NEXT:    %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NEXT:    memref.copy %[[V]], %[[COPY]]
+// CHECK-NEXT:    nn.sgd_update_into %[[COPY]], %[[G]] lr %[[S]] clip_factor %[[S]]
+// CHECK-NEXT:    return %[[N]], %[[P]], %[[M]], %[[V]], %[[COPY]]
+func.func @updates(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %s: tensor<f32>) -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %n = nn.global_norm %g : (tensor<4xf32>) -> tensor<f32>
+  %a:3 = nn.adam_update %p, %g, %m, %v step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %b = nn.sgd_update %a#2, %g lr %s clip_factor %s {momentum = 0.0 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  return %n, %a#0, %a#1, %a#2, %b : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

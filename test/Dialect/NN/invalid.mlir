@@ -1500,3 +1500,59 @@ func.func @cross_entropy_into_smoothing(%l: memref<3x10xf32>, %y: memref<3xi64>,
   nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 1.5 : f64} : (memref<3x10xf32>, memref<3xi64>, memref<f32>) -> ()
   return
 }
+
+// -----
+
+func.func @global_norm_f16(%g: tensor<4xf16>) -> tensor<f32> {
+  // expected-error @+1 {{'nn.global_norm' op updates f32 only, got 'tensor<4xf16>'}}
+  %0 = nn.global_norm %g : (tensor<4xf16>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @global_norm_of_nothing(%n: memref<f32>) {
+  // expected-error @+1 {{'nn.global_norm_into' op needs at least one tensor}}
+  nn.global_norm_into into %n : (memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @adam_beta(%p: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'nn.adam_update' op beta2 must lie in [0, 1), got 1}}
+  %a:3 = nn.adam_update %p, %p, %p, %p step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 1.0 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @adam_into_state_shape(%p: memref<4xf32>, %v: memref<5xf32>, %s: memref<f32>) {
+  // expected-error @+1 {{'nn.adam_update_into' op needs every tensor shaped as the parameter 'memref<4xf32>', got 'memref<5xf32>'}}
+  nn.adam_update_into %p, %p, %p, %v step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<5xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @sgd_momentum_without_buffer(%p: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'nn.sgd_update' op needs a momentum buffer for momentum other than 0}}
+  %0 = nn.sgd_update %p, %p lr %s clip_factor %s {momentum = 0.9 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_results(%p: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'nn.sgd_update' op has 2 results, one per updated tensor needs 1}}
+  %0:2 = nn.sgd_update %p, %p lr %s clip_factor %s {momentum = 0.0 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @sgd_nesterov_without_momentum(%p: memref<4xf32>, %s: memref<f32>) {
+  // expected-error @+1 {{'nn.sgd_update_into' op needs momentum for nesterov}}
+  nn.sgd_update_into %p, %p lr %s clip_factor %s {momentum = 0.0 : f64, nesterov, weight_decay = 0.0 : f64} : (memref<4xf32>, memref<4xf32>, memref<f32>, memref<f32>) -> ()
+  return
+}

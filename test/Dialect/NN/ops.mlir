@@ -474,3 +474,22 @@ module {
     return
   }
 }
+
+// The optimizer updates of nn-optimizer{runtime-update}, on tensors and on
+// buffers.
+// CHECK-LABEL: func.func @optimizer_updates
+func.func @optimizer_updates(%p: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<f32>, %pb: memref<4xf32>, %gb: memref<4xf32, strided<[2]>>, %sb: memref<f32>, %n: memref<f32>) {
+  // CHECK: nn.global_norm %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  %norm = nn.global_norm %p, %g : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  // CHECK: nn.adam_update %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} step_size %{{.*}} bias_correction2_sqrt %{{.*}} clip_factor %{{.*}} decay_factor %{{.*}} {beta1 = 9.000000e-01 : f64, beta2 = 0.99899999999999999 : f64, eps = 1.000000e-08 : f64, weight_decay = 0.000000e+00 : f64}
+  %a:3 = nn.adam_update %p, %g, %p, %g step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  // CHECK: nn.sgd_update %{{.*}}, %{{.*}} lr %{{.*}} clip_factor %{{.*}} momentum_buffer %{{.*}} {momentum = 9.000000e-01 : f64, nesterov, weight_decay = 0.000000e+00 : f64}
+  %b:2 = nn.sgd_update %p, %g lr %s clip_factor %s momentum_buffer %g {momentum = 0.9 : f64, nesterov, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // CHECK: nn.global_norm_into %{{.*}}, %{{.*}} into %{{.*}} : (memref<4xf32>, memref<4xf32, strided<[2]>>, memref<f32>) -> ()
+  nn.global_norm_into %pb, %gb into %n : (memref<4xf32>, memref<4xf32, strided<[2]>>, memref<f32>) -> ()
+  // CHECK: nn.adam_update_into %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} step_size
+  nn.adam_update_into %pb, %gb, %pb, %pb step_size %sb bias_correction2_sqrt %sb clip_factor %sb decay_factor %sb {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<4xf32>, memref<4xf32, strided<[2]>>, memref<4xf32>, memref<4xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  // CHECK: nn.sgd_update_into %{{.*}}, %{{.*}} lr %{{.*}} clip_factor %{{.*}} {momentum = 0.000000e+00 : f64, weight_decay = 1.000000e-02 : f64}
+  nn.sgd_update_into %pb, %gb lr %sb clip_factor %sb {momentum = 0.0 : f64, weight_decay = 0.01 : f64} : (memref<4xf32>, memref<4xf32, strided<[2]>>, memref<f32>, memref<f32>) -> ()
+  return
+}

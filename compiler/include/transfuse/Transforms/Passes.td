@@ -435,7 +435,18 @@ def Optimizer : Pass<"nn-optimizer", "::mlir::ModuleOp"> {
     Nesterov, Adam or AdamW, as `torch.optim`) and the optimizer state it
     keeps (`nn.state`, zero at first) with `nn.param_store`. It returns the
     loss, the gradient norm before clipping and the learning rate used.
+
+    By default the norm and the updates are chains of elementwise nn ops,
+    which the CPU target fuses into its loops. With `runtime-update` (the
+    CUDA target) they are `nn.global_norm` and one `nn.adam_update` or
+    `nn.sgd_update` per parameter, each run by a runtime kernel in one
+    pass over its tensors, with the same f32 arithmetic.
   }];
+  let options = [
+    Option<"runtimeUpdate", "runtime-update", "bool", /*default=*/"false",
+           "Build the norm and the updates from the ops the runtime's "
+           "kernels run">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",

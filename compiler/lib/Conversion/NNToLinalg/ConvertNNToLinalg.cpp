@@ -47,6 +47,12 @@ struct ConvertNNToLinalgPass
                  .getElementType()
                  .isF32();
     });
+    // The optimizer's runtime updates (nn-optimizer{runtime-update}) exist
+    // only as the CUDA runtime's kernels.
+    target.addDynamicallyLegalOp<transfuse::nn::GlobalNormOp,
+                                 transfuse::nn::AdamUpdateOp,
+                                 transfuse::nn::SgdUpdateOp>(
+        [&](Operation *) { return keepKernelOps.getValue(); });
     // Training attention exists only as the runtime's f32 kernels.
     target.addDynamicallyLegalOp<transfuse::nn::AttentionStatsOp,
                                  transfuse::nn::AttentionGradOp>(

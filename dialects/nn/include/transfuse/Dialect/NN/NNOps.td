@@ -786,4 +786,151 @@ def NN_EmbeddingGradIntoOp : NN_Op<"embedding_grad_into"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+// nn-optimizer{runtime-update}, for the CUDA target, builds the training
+// step's clipping and updates from these ops instead of chains of
+// elementwise ops: each runs as one runtime kernel, one pass over the
+// tensors it reads. Scalars that change with the step (the learning rate,
+// bias corrections, the clipping factor) are rank-0 f32 operands; the
+// settings that do not are attributes. The arithmetic, in f32 and in this
+// order, is the elementwise chain's (runtime/lib/shared/OptimizerMath.h).
+
+def NN_F32Scalar : 0DTensorOf<[F32]>;
+def NN_F32ScalarMemRef : MemRefRankOf<[F32], [0]>;
+
+def NN_GlobalNormOp : NN_Op<"global_norm", [Pure]> {
+  let summary = "The L2 norm of all its operands taken together";
+  let description = [{
+    `sqrt(Σ_i Σ x_i²)` over every element of every operand, as
+    `torch.nn.utils.clip_grad_norm_` measures the gradients. The sum is
+    taken in an order fixed by the shapes alone (the result does not
+    depend on the thread count) and in at least f32 precision.
+  }];
+  let arguments = (ins Variadic<NN_FloatTensor>:$inputs);
+  let results = (outs NN_F32Scalar:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_AdamUpdateOp : NN_Op<"adam_update", [Pure,
+    AllTypesMatch<["param", "grad", "exp_avg", "exp_avg_sq", "new_param",
+                   "new_exp_avg", "new_exp_avg_sq"]>]> {
+  let summary = "One Adam or AdamW step of one parameter";
+  let description = [{
+    Per element, in f32, as `torch.optim.Adam`/`AdamW`'s single-tensor step:
+    ```
+    g  = grad · clip_factor  (+ param · weight_decay, Adam's L2 decay)
+    p  = param · decay_factor              (AdamW: 1 - lr · weight_decay)
+    m' = exp_avg · β1 + g · (1 - β1)
+    v' = exp_avg_sq · β2 + g · g · (1 - β2)
+    p' = p - m' / (sqrt(v') / bias_correction2_sqrt + eps) · step_size
+    ```
+    where `step_size = lr / (1 - β1^t)` and `bias_correction2_sqrt =
+    sqrt(1 - β2^t)`. The results are p', m' and v'.
+  }];
+  let arguments = (ins NN_FloatTensor:$param, NN_FloatTensor:$grad,
+                       NN_FloatTensor:$exp_avg, NN_FloatTensor:$exp_avg_sq,
+                       NN_F32Scalar:$step_size,
+                       NN_F32Scalar:$bias_correction2_sqrt,
+                       NN_F32Scalar:$clip_factor, NN_F32Scalar:$decay_factor,
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$eps,
+                       F64Attr:$weight_decay);
+  let results = (outs NN_FloatTensor:$new_param, NN_FloatTensor:$new_exp_avg,
+                      NN_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `step_size` $step_size
+    `bias_correction2_sqrt` $bias_correction2_sqrt `clip_factor` $clip_factor
+    `decay_factor` $decay_factor attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_SgdUpdateOp : NN_Op<"sgd_update", [Pure]> {
+  let summary = "One SGD step of one parameter, with or without momentum";
+  let description = [{
+    Per element, in f32, as `torch.optim.SGD`'s single-tensor step:
+    ```
+    g  = grad · clip_factor (+ param · weight_decay)
+    b' = momentum_buffer · momentum + g      (with a momentum buffer)
+    d  = g + b' · momentum if nesterov, else b' (g without a buffer)
+    p' = param - d · lr
+    ```
+    The results are p' and, with a momentum buffer, b'.
+  }];
+  let arguments = (ins NN_FloatTensor:$param, NN_FloatTensor:$grad,
+                       NN_F32Scalar:$lr, NN_F32Scalar:$clip_factor,
+                       Optional<NN_FloatTensor>:$momentum_buffer,
+                       F64Attr:$momentum, F64Attr:$weight_decay,
+                       UnitAttr:$nesterov);
+  let results = (outs Variadic<NN_FloatTensor>:$results);
+  let assemblyFormat = [{
+    $param `,` $grad `lr` $lr `clip_factor` $clip_factor
+    (`momentum_buffer` $momentum_buffer^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_GlobalNormIntoOp : NN_Op<"global_norm_into"> {
+  let summary = "`nn.global_norm` on buffers";
+  let arguments = (ins Arg<Variadic<NN_FloatMemRef>, "", [MemRead]>:$inputs,
+                       Arg<NN_F32ScalarMemRef, "", [MemWrite]>:$out);
+  let assemblyFormat = [{
+    $inputs `into` $out attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_AdamUpdateIntoOp : NN_Op<"adam_update_into"> {
+  let summary = "`nn.adam_update` on buffers, in place";
+  let description = [{
+    Updates `param`, `exp_avg` and `exp_avg_sq` in place.
+  }];
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead, MemWrite]>:$param,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$grad,
+                       Arg<NN_FloatMemRef, "", [MemRead, MemWrite]>:$exp_avg,
+                       Arg<NN_FloatMemRef, "", [MemRead, MemWrite]>:$exp_avg_sq,
+                       Arg<NN_F32ScalarMemRef, "", [MemRead]>:$step_size,
+                       Arg<NN_F32ScalarMemRef, "",
+                           [MemRead]>:$bias_correction2_sqrt,
+                       Arg<NN_F32ScalarMemRef, "", [MemRead]>:$clip_factor,
+                       Arg<NN_F32ScalarMemRef, "", [MemRead]>:$decay_factor,
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$eps,
+                       F64Attr:$weight_decay);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `step_size` $step_size
+    `bias_correction2_sqrt` $bias_correction2_sqrt `clip_factor` $clip_factor
+    `decay_factor` $decay_factor attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_SgdUpdateIntoOp : NN_Op<"sgd_update_into"> {
+  let summary = "`nn.sgd_update` on buffers, in place";
+  let description = [{
+    Updates `param` and, when there is one, `momentum_buffer` in place.
+  }];
+  let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead, MemWrite]>:$param,
+                       Arg<NN_FloatMemRef, "", [MemRead]>:$grad,
+                       Arg<NN_F32ScalarMemRef, "", [MemRead]>:$lr,
+                       Arg<NN_F32ScalarMemRef, "", [MemRead]>:$clip_factor,
+                       Arg<Optional<NN_FloatMemRef>, "",
+                           [MemRead, MemWrite]>:$momentum_buffer,
+                       F64Attr:$momentum, F64Attr:$weight_decay,
+                       UnitAttr:$nesterov);
+  let assemblyFormat = [{
+    $param `,` $grad `lr` $lr `clip_factor` $clip_factor
+    (`momentum_buffer` $momentum_buffer^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TRANSFUSE_NN_OPS
