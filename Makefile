@@ -16,7 +16,7 @@ BUILD := build
 JOBS ?= $(shell nproc)
 TRANSFUSE_CUDA ?= ON
 
-.PHONY: deps build demo test
+.PHONY: deps build demo test gpu-check-prep
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
@@ -48,3 +48,12 @@ demo: deps build
 
 test: deps build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# What the GPU check (docs/gpu-check.md, tools/gpu-check.sh) needs on a GPU
+# machine without MLIR, made here: the seed models' CUDA artifacts, the CPU
+# artifacts' results to compare with, the batches and the sanitizer data,
+# in build-gpu-check/ (under 40 MiB; carry it along with the checkout).
+# transfuse-compile finds the CUDA toolkit through CUDA_HOME.
+gpu-check-prep: build
+	CUDA_HOME=$$(tools/install-cuda-toolkit.sh) /usr/bin/python3 \
+	  test/python/gpu_check_prep.py --build $(BUILD) --out build-gpu-check

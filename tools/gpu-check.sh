@@ -32,8 +32,6 @@ cd "$top"
 prep=$top/build-gpu-check
 out=$(mkdir -p "${OUT:-$prep}" && cd "${OUT:-$prep}" && pwd)
 logs=$out/logs
-build=$(mkdir -p "${GPU_CHECK_BUILD:-$prep/build}" &&
-        cd "${GPU_CHECK_BUILD:-$prep/build}" && pwd)
 python=${PYTHON:-python3}
 check=(test/python/gpu_check.py)
 
@@ -65,12 +63,14 @@ fi
 
 echo "== Machine ($(date -u '+%Y-%m-%d %H:%M:%S UTC'), budget ${budget} s)"
 "$python" "${check[@]}" machine ${cuda_root:+--cuda-root "$cuda_root"} \
-  --out "$logs/machine.json"
+  --out "$logs/machine.json" || echo "  (the report failed; going on)"
 echo "== Prepared"
 "$python" "${check[@]}" prepared --prepared "$prep" \
   --out "$logs/prepared.json" ||
   fail "build-gpu-check/ cannot be used here (see above)"
 
+build=$(mkdir -p "${GPU_CHECK_BUILD:-$prep/build}" &&
+        cd "${GPU_CHECK_BUILD:-$prep/build}" && pwd)
 echo "== Build: the runtime and its tools ($build)"
 [ -n "$cuda_root" ] ||
   fail "no CUDA toolkit: nvcc is neither on PATH nor in CUDA_HOME," \
@@ -91,8 +91,10 @@ config=(-G "$generator" -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release
 # artifacts call no CPU GEMM, and the stand-in's stops the process with a
 # message should anything try.
 openblas=system
-if ! { { ldconfig -p 2> /dev/null || /sbin/ldconfig -p 2> /dev/null; } |
-       grep -q 'libopenblas\.so\.0 '; }; then
+libraries=$({ ldconfig -p || /sbin/ldconfig -p; } 2> /dev/null || true)
+arch_dir=/usr/lib/$(uname -m)-linux-gnu
+if [[ $libraries != *"libopenblas.so.0 "* ]] &&
+   [ ! -e "$arch_dir/openblas-openmp/libopenblas.so.0" ]; then
   openblas=stand-in
   mkdir -p "$build/openblas-stand-in"
   "${CC:-cc}" -shared -fPIC -O2 -o "$build/openblas-stand-in/libopenblas.so.0" \
@@ -109,6 +111,9 @@ char *openblas_get_corename(void) { return "none (gpu-check stand-in)"; }
 EOF
   config+=(-DTRANSFUSE_OPENBLAS_OPENMP="$build/openblas-stand-in/libopenblas.so.0")
   echo "  OpenBLAS is not installed: using a stand-in for CUDA sessions"
+else
+  # Found again, should an earlier configuration have chosen the stand-in.
+  config+=(-UTRANSFUSE_OPENBLAS_OPENMP)
 fi
 
 # Configure and build within five minutes: on a 16-core machine it takes

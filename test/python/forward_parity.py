@@ -39,8 +39,9 @@ def make_inputs(model, dims, rng):
             "tgt": padded_tokens(rng, dims["batch"], dims["tgt_len"], 10000)}
 
 
-def torch_forward(module, model, inputs):
-    tensors = {k: torch.from_numpy(v) for k, v in inputs.items()}
+def torch_forward(module, model, inputs, device="cpu"):
+    """The module's outputs for numpy `inputs`, on the module's device."""
+    tensors = {k: torch.from_numpy(v).to(device) for k, v in inputs.items()}
     with torch.no_grad():
         if model in ("char_lm", "sentiment_classifier"):
             return module(tensors["tokens"])

@@ -3,8 +3,8 @@
 Tests drive the runtime in-process through it, so they can feed numpy
 arrays to any entry point, take a training step and read the session's
 parameters and optimizer state back without files in between. It covers
-what the tests need, not the whole header: artifacts, sessions, running
-entry points, train steps, parameters and state.
+what the tests need, not the whole header: artifacts, sessions, parameter
+initialisation, running entry points, train steps, parameters and state.
 
 Every array handed out is a copy: the session's buffers behind the views
 the API returns are overwritten by the next run.
@@ -55,10 +55,13 @@ class TransfuseError(RuntimeError):
 _SIGNATURES = {
     "tf_last_error": (ctypes.c_char_p, []),
     "tf_set_num_threads": (ctypes.c_int, [ctypes.c_int32]),
+    "tf_runtime_version": (ctypes.c_char_p, []),
     "tf_artifact_open": (ctypes.c_int, [ctypes.c_char_p,
                                         ctypes.POINTER(ctypes.c_void_p)]),
     "tf_artifact_close": (None, [ctypes.c_void_p]),
     "tf_artifact_manifest_json": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tf_artifact_model": (ctypes.c_char_p, [ctypes.c_void_p]),
+    "tf_artifact_target": (ctypes.c_char_p, [ctypes.c_void_p]),
     "tf_artifact_num_parameters": (ctypes.c_int32, [ctypes.c_void_p]),
     "tf_artifact_parameter": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int32,
                                              ctypes.POINTER(TensorInfo)]),
@@ -83,6 +86,8 @@ _SIGNATURES = {
     "tf_session_create": (ctypes.c_int, [ctypes.c_void_p,
                                          ctypes.POINTER(ctypes.c_void_p)]),
     "tf_session_destroy": (None, [ctypes.c_void_p]),
+    "tf_session_init_parameters": (ctypes.c_int, [ctypes.c_void_p,
+                                                  ctypes.c_uint64]),
     "tf_session_load_parameters": (ctypes.c_int, [ctypes.c_void_p,
                                                   ctypes.c_char_p]),
     "tf_session_parameter": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p,
@@ -165,6 +170,13 @@ class Artifact:
     def manifest_json(self):
         return self.lib.tf_artifact_manifest_json(self.handle).decode()
 
+    def model(self):
+        return self.lib.tf_artifact_model(self.handle).decode()
+
+    def target(self):
+        """"cpu" or "cuda"."""
+        return self.lib.tf_artifact_target(self.handle).decode()
+
     def _infos(self, count, getter):
         infos = []
         for index in range(count):
@@ -227,6 +239,14 @@ class Session:
     def destroy(self):
         self.lib.tf_session_destroy(self.handle)
         self.handle = None
+
+    def init_parameters(self, seed):
+        """The runtime's deterministic initialisation (docs/runtime.md):
+        bit-identical parameters for the same seed, whatever the target.
+        Zeroes the optimizer state and the step count too."""
+        _check(self.lib, self.lib.tf_session_init_parameters(self.handle,
+                                                             seed),
+               f"initialising the parameters (seed {seed})")
 
     def load_parameters(self, path):
         _check(self.lib, self.lib.tf_session_load_parameters(

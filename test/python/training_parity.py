@@ -25,6 +25,13 @@ task has them. Checked, each per DESIGN.md's bound
 
 One `OK <model> <what>: max err X bound Y` line per check; any check out of
 bound prints MISMATCH and the run exits non-zero.
+
+By default the spec copy is compiled for the CPU and both sides start from
+the twin's PyTorch initialisation. The GPU check (gpu_check.py, which
+imports the pieces below) runs the same checks on an artifact compiled
+elsewhere (--artifact), with the twins on a CUDA device in exact float32
+(--device), starting from the runtime's own seeded initialisation copied
+into the twins (--init-seed), so that no weights have to travel.
 """
 import argparse
 import copy
@@ -158,6 +165,24 @@ def with_training(spec, optimizer, schedule, clip):
     return spec[:begin] + training + spec[end:]
 
 
+def spec_copy(spec, optimizer="spec", schedule="linear_warmup",
+              adam_eps=ADAM_EPS, clip=0.5):
+    """The copy of spec text `spec` that the checks compile, and what its
+    train_step does: (copy, optimizer settings, schedule, the training
+    section before the overrides, which keeps the loss)."""
+    spec = without_dropout(spec)
+    training = spec[slice(*training_block(spec))]
+    settings = (spec_optimizer(training) if optimizer == "spec"
+                else dict(OPTIMIZERS[optimizer]))
+    if optimizer == "spec":
+        settings["lr"] = OVERRIDE_LR
+    if settings["kind"] != "sgd":
+        settings["eps"] = adam_eps
+    schedule = SCHEDULES[schedule]
+    return (with_training(spec, settings, schedule, clip), settings, schedule,
+            training)
+
+
 # --- Learning rate --------------------------------------------------------------
 
 def lr_factor(schedule, step):
@@ -182,6 +207,14 @@ def lr_factor(schedule, step):
 
 # --- The PyTorch side ----------------------------------------------------------
 
+def exact_float32():
+    """PyTorch's CUDA float32 as float32: no TF32 in matmuls or
+    convolutions, which would otherwise round the inputs to 10 bits."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+
 def build_twin(model):
     """The seed model's twin without dropout, freshly initialised."""
     config = dict(reference_models.CONFIGS[model])
@@ -196,9 +229,10 @@ def build_twin(model):
 class Task:
     """How the model's batches look and how its loss is computed."""
 
-    def __init__(self, model, dims, loss, label_limits):
+    def __init__(self, model, dims, loss, label_limits, device="cpu"):
         self.model = model
         self.dims = dims
+        self.device = device
         self.loss_kind, self.ignore_index, self.smoothing = loss
         # Labels with a max_value accept the ignored value only inside it.
         self.can_ignore = {
@@ -235,8 +269,9 @@ class Task:
         return labels
 
     def loss(self, module, batch):
-        """The spec's training loss of `module` on `batch` (PyTorch)."""
-        t = {k: torch.from_numpy(v) for k, v in batch.items()}
+        """The spec's training loss of `module` (on the task's device) on
+        `batch` (PyTorch)."""
+        t = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
         if self.model == "char_lm":
             scores, labels = module(t["tokens"]), t["targets"]
         elif self.model == "sentiment_classifier":
@@ -265,9 +300,21 @@ def torch_gradients(module, task, batch):
     module.zero_grad(set_to_none=True)
     loss = task.loss(module, batch)
     loss.backward()
-    grads = {name: p.grad.double().numpy() for name, p in
+    grads = {name: p.grad.double().cpu().numpy() for name, p in
              module.named_parameters()}
     return float(loss), grads
+
+
+def load_twin(module, values):
+    """Sets a twin's parameters to {name: numpy array} (every one of
+    them), converted to the twin's dtype and device."""
+    params = dict(module.named_parameters())
+    if set(values) != set(params):
+        raise ValueError(f"parameters differ from the twin's: "
+                         f"{sorted(set(values) ^ set(params))[:3]}")
+    with torch.no_grad():
+        for name, value in values.items():
+            params[name].copy_(torch.from_numpy(value))
 
 
 def make_optimizer(module, settings, schedule):
@@ -332,14 +379,14 @@ class Replica:
         lr = self.optimizer.param_groups[0]["lr"]
         self.optimizer.step()
         self.scheduler.step()
-        values = {name: p.detach().double().numpy().copy()
+        values = {name: p.detach().double().cpu().numpy().copy()
                   for name, p in self.params.items()}
         state = {}
         for name, p in self.params.items():
             for key, buffer in self.optimizer.state[p].items():
                 if torch.is_tensor(buffer) and buffer.dim() > 0:
                     state[f"optimizer.{key}.{name}"] = \
-                        buffer.double().numpy().copy()
+                        buffer.double().cpu().numpy().copy()
         return (float(loss), float(norm), lr), values, state
 
 
@@ -367,18 +414,21 @@ class Checks:
     def tensors(self, what, ours, t32, t64, verbose):
         """One check over many tensors ({name: array} each), each under its
         own bound; the line shows the tensor closest to its bound, and every
-        tensor out of bound gets a line of its own."""
+        tensor out of bound gets a line of its own. Returns {name: (error,
+        bound)}, or None when the tensors do not even correspond."""
         if set(ours) != set(t64):
             missing = sorted(set(t64) - set(ours))[:3]
             extra = sorted(set(ours) - set(t64))[:3]
             return self.fail(what, f"tensors differ: missing {missing}, "
                                    f"unexpected {extra}")
         worst = None
+        deviations = {}
         for name in t64:
             if ours[name].shape != t64[name].shape:
                 return self.fail(what, f"{name} has shape {ours[name].shape}, "
                                        f"expected {t64[name].shape}")
             error, bound = deviation(ours[name], t32[name], t64[name])
+            deviations[name] = (error, bound)
             if verbose or error > bound:
                 verdict = "OK" if error <= bound else "MISMATCH"
                 print(f"  {verdict} {name}: max err {error:.3g} "
@@ -388,6 +438,7 @@ class Checks:
         error, bound, name = worst
         self.record(f"{what} ({len(t64)} tensors)", error, bound,
                     f" (closest to its bound: {name})")
+        return deviations
 
 
 def deviation(ours, t32, t64):
@@ -413,24 +464,30 @@ def check_signatures(checks, artifact, data):
 
 
 def check_gradients(checks, session, task, twins, batch, params, verbose):
-    """loss_and_grads against autograd; the parameters must not change."""
+    """loss_and_grads against autograd; the parameters must not change.
+    Returns the session's outputs, the loss's (error, bound) and each
+    gradient's {name: (error, bound)} (None when the outputs were not
+    those expected), for callers that compare them further."""
     before = {name: session.parameter(name) for name in params}
     outputs = session.run("loss_and_grads", batch)
     expected = ["loss"] + [f"grad.{name}" for name in params]
     if list(outputs) != expected:
-        return checks.fail("loss_and_grads outputs",
-                           f"got {list(outputs)[:4]}..., expected "
-                           f"{expected[:4]}... ({len(expected)} in all)")
+        checks.fail("loss_and_grads outputs",
+                    f"got {list(outputs)[:4]}..., expected "
+                    f"{expected[:4]}... ({len(expected)} in all)")
+        return outputs, None, None
     loss32, grads32 = torch_gradients(twins[0], task, batch)
     loss64, grads64 = torch_gradients(twins[1], task, batch)
-    checks.record("loss_and_grads loss", *deviation(
-        outputs["loss"], loss32, np.float64(loss64)))
+    loss = deviation(outputs["loss"], loss32, np.float64(loss64))
+    checks.record("loss_and_grads loss", *loss)
     ours = {name: outputs[f"grad.{name}"] for name in params}
-    checks.tensors("loss_and_grads grads", ours, grads32, grads64, verbose)
+    grads = checks.tensors("loss_and_grads grads", ours, grads32, grads64,
+                           verbose)
     changed = [name for name in params
                if not np.array_equal(session.parameter(name), before[name])]
     if changed:
         checks.fail("loss_and_grads", f"changed parameters {changed[:3]}")
+    return outputs, loss, grads
 
 
 def check_training(checks, session, twins, task, batches, settings,
@@ -442,10 +499,16 @@ def check_training(checks, session, twins, task, batches, settings,
     Adam turns float32 rounding in near-zero gradients into steps of up to
     lr, so ours and PyTorch's float32 drift apart from float64 in
     different directions; stepping from the same state checks every
-    update without that noise compounding.)"""
+    update without that noise compounding.)
+
+    Returns one dict per step taken: the session's "result" (step, loss,
+    grad_norm, lr), the (error, bound) of its "loss", "grad_norm" and "lr",
+    and {name: (error, bound)} of its "parameters"; the last step's has
+    the optimizer "state"'s too."""
     dtypes = (np.float32, np.float64)
     replicas = [Replica(twin, settings, schedule) for twin in twins]
     clipped = 0
+    steps = []
     for step, batch in enumerate(batches, start=1):
         ours_params = {name: session.parameter(name) for name in params}
         ours_state = {name: session.state(name) for name in state_names}
@@ -456,21 +519,28 @@ def check_training(checks, session, twins, task, batches, settings,
             expected.append(replica.step(task, batch, clip))
         result = session.train_step(batch)
         if result["step"] != step:
-            return checks.fail("train_step", f"call {step} reported step "
-                                             f"{result['step']}")
+            checks.fail("train_step", f"call {step} reported step "
+                                      f"{result['step']}")
+            return steps
         (loss32, norm32, _), (loss64, norm64, lr) = (expected[0][0],
                                                      expected[1][0])
         clipped += clip > 0 and norm64 > clip
-        checks.record(f"train_step {step} loss", *deviation(
-            result["loss"], loss32, np.float64(loss64)))
-        checks.record(f"train_step {step} grad_norm", *deviation(
-            result["grad_norm"], norm32, np.float64(norm64)),
-            f" (norm {norm64:.4g}, clip {clip:g})")
-        checks.record(f"train_step {step} lr", abs(result["lr"] - lr),
-                      LR_RELATIVE_TOLERANCE * lr, f" (lr {lr:.6g})")
+        record = {
+            "result": result,
+            "loss": deviation(result["loss"], loss32, np.float64(loss64)),
+            "grad_norm": deviation(result["grad_norm"], norm32,
+                                   np.float64(norm64)),
+            "lr": (abs(result["lr"] - lr), LR_RELATIVE_TOLERANCE * lr)}
+        checks.record(f"train_step {step} loss", *record["loss"])
+        checks.record(f"train_step {step} grad_norm", *record["grad_norm"],
+                      f" (norm {norm64:.4g}, clip {clip:g})")
+        checks.record(f"train_step {step} lr", *record["lr"],
+                      f" (lr {lr:.6g})")
         after = {name: session.parameter(name) for name in params}
-        checks.tensors(f"train_step {step} parameters", after,
-                       expected[0][1], expected[1][1], verbose)
+        record["parameters"] = checks.tensors(
+            f"train_step {step} parameters", after, expected[0][1],
+            expected[1][1], verbose)
+        steps.append(record)
     if clip > 0 and clipped == 0:
         checks.fail("train_step clipping",
                     f"no step's gradient norm exceeded {clip}: the clip "
@@ -482,21 +552,34 @@ def check_training(checks, session, twins, task, batches, settings,
     if set(state_names) != set(state64):
         extra = sorted(set(state_names) - set(state64))[:3]
         missing = sorted(set(state64) - set(state_names))[:3]
-        return checks.fail("optimizer state", f"names differ from torch's: "
-                                              f"extra {extra}, missing "
-                                              f"{missing}")
+        checks.fail("optimizer state", f"names differ from torch's: "
+                                       f"extra {extra}, missing {missing}")
+        return steps
     if state_names:
         state = {name: session.state(name) for name in state_names}
-        checks.tensors(f"train_step {len(batches)} optimizer state", state,
-                       state32, state64, verbose)
+        steps[-1]["state"] = checks.tensors(
+            f"train_step {len(batches)} optimizer state", state, state32,
+            state64, verbose)
+    return steps
 
 
 # --- Driver ----------------------------------------------------------------------
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--compile", required=True,
-                        help="the transfuse-compile binary")
+    parser.add_argument("--compile",
+                        help="the transfuse-compile binary (unless "
+                             "--artifact is given)")
+    parser.add_argument("--artifact",
+                        help="a .tfm already compiled from the spec copy "
+                             "(any target), checked instead of compiling one")
+    parser.add_argument("--device", default="cpu",
+                        help="the twins' torch device (cuda: exact float32, "
+                             "no TF32)")
+    parser.add_argument("--init-seed", type=int,
+                        help="start from the runtime's initialisation with "
+                             "this seed, copied into the twins, instead of "
+                             "the twin's weights loaded into the session")
     parser.add_argument("--runtime", required=True,
                         help="the path of libtransfuse_runtime.so")
     parser.add_argument("--spec", required=True)
@@ -529,6 +612,8 @@ def parse_args():
 
 def main():
     args = parse_args()
+    if not args.compile and not args.artifact:
+        sys.exit("error: give --compile or --artifact")
     try:
         failures = run(args)
     except subprocess.CalledProcessError as error:
@@ -541,46 +626,61 @@ def main():
                  f"bound: {', '.join(failures[:5])}")
 
 
+def same_weights(session, twins, weights, init_seed):
+    """Gives the session the twins' weights (saved in file `weights`), or,
+    with an init seed, the twins the session's initialisation."""
+    if init_seed is None:
+        session.load_parameters(weights)
+        return
+    session.init_parameters(init_seed)
+    values = {name: session.parameter(name)
+              for name in dict(twins[0].named_parameters())}
+    for twin in twins:
+        load_twin(twin, values)
+
+
 def run(args):
-    """Compiles the spec copy and runs every check; returns the failures."""
+    """Compiles the spec copy (unless given an artifact) and runs every
+    check; returns the failures."""
     dims = {k: int(v) for k, v in (d.split("=") for d in args.dims)}
     os.makedirs(args.workdir, exist_ok=True)
     path = lambda name: os.path.join(args.workdir, name)
     if args.threads:
         torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        exact_float32()
 
-    spec = without_dropout(open(args.spec).read())
-    training = spec[slice(*training_block(spec))]
-    settings = (spec_optimizer(training) if args.optimizer == "spec"
-                else dict(OPTIMIZERS[args.optimizer]))
-    if args.optimizer == "spec":
-        settings["lr"] = OVERRIDE_LR
-    if settings["kind"] != "sgd":
-        settings["eps"] = args.adam_eps
-    schedule = SCHEDULES[args.schedule]
-    spec = with_training(spec, settings, schedule, args.clip)
+    spec, settings, schedule, training = spec_copy(
+        open(args.spec).read(), args.optimizer, args.schedule, args.adam_eps,
+        args.clip)
     with open(path("spec.pbtxt"), "w") as f:
         f.write(spec)
-    subprocess.run([args.compile, path("spec.pbtxt"),
-                    *[f"-D{d}" for d in args.dims], "--target=cpu",
-                    "-o", path("model.tfm")], check=True)
+    model_path = args.artifact or path("model.tfm")
+    if not args.artifact:
+        subprocess.run([args.compile, path("spec.pbtxt"),
+                        *[f"-D{d}" for d in args.dims], "--target=cpu",
+                        "-o", model_path], check=True)
 
     torch.manual_seed(0)
     twin32 = build_twin(args.model).train()
     twin64 = copy.deepcopy(twin32).double()
-    safetensors_io.save(path("weights.safetensors"),
-                        {k: v.detach().numpy() for k, v in
-                         twin32.state_dict().items()})
+    if args.init_seed is None:
+        safetensors_io.save(path("weights.safetensors"),
+                            {k: v.detach().numpy() for k, v in
+                             twin32.state_dict().items()})
+    twin32.to(device)
+    twin64.to(device)
 
     lib = runtime_api.load(args.runtime)
     if args.threads:
         lib.tf_set_num_threads(args.threads)
-    artifact = runtime_api.Artifact(lib, path("model.tfm"))
+    artifact = runtime_api.Artifact(lib, model_path)
     params = [name for name, *_ in artifact.parameters()]
     state_names = [name for name, *_ in artifact.state()]
     limits = {name: limit for name, _, _, limit in
               artifact.inputs("train_step")}
-    task = Task(args.model, dims, spec_loss(training), limits)
+    task = Task(args.model, dims, spec_loss(training), limits, device)
     rng = np.random.default_rng(1)
     checks = Checks(args.model)
     twins = (twin32, twin64)
@@ -589,13 +689,14 @@ def run(args):
 
     if not args.skip_gradients:
         session = runtime_api.Session(artifact)
-        session.load_parameters(path("weights.safetensors"))
+        same_weights(session, twins, path("weights.safetensors"),
+                     args.init_seed)
         check_gradients(checks, session, task, twins, task.batch(rng), params,
                         args.verbose)
         session.destroy()
 
     session = runtime_api.Session(artifact)
-    session.load_parameters(path("weights.safetensors"))
+    same_weights(session, twins, path("weights.safetensors"), args.init_seed)
     batches = [task.batch(rng) for _ in range(args.steps)]
     check_training(checks, session, twins, task, batches, settings,
                    schedule, args.clip, params, state_names, args.verbose)

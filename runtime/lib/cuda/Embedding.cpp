@@ -1,5 +1,4 @@
 //===- Embedding.cpp - tfrt_cuda_embedding_grad_f32 -----------------------===//
-#include "DeviceSession.h"
 #include "Execution.h"
 
 #include <climits>

@@ -1,5 +1,4 @@
-//===- KernelLibrary.h - The runtime's hand-written CUDA kernels -*- C++
-//-*-===//
+//===- KernelLibrary.h - The runtime's hand-written kernels -----*- C++ -*-===//
 //
 // Each kernels/<family>.cu is compiled by nvcc into a fatbin (a cubin for
 // every architecture the build targets and PTX for later ones) that is

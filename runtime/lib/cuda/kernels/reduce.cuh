@@ -1,5 +1,4 @@
-//===- reduce.cuh - Deterministic warp and block reductions -----*- CUDA
-//-*-===//
+//===- reduce.cuh - Deterministic warp and block reductions ----*- CUDA -*-===//
 //
 // Reductions that give the same bits on every run: the values combine in a
 // tree fixed by the block's shape (a butterfly across the lanes of each
