@@ -137,10 +137,8 @@ __device__ __forceinline__ void attend(const Problem &p,
     // The previous tile's products are done with the keys, values and
     // weights.
     __syncthreads();
-    loadTile<kTile.cols, kHeadDim>(keys, p.k.at(tile.b, tile.h, j0), p.k.row,
-                                   count, p.dk);
-    loadTile<kTile.cols, kHeadDim>(values, p.v.at(tile.b, tile.h, j0), p.v.row,
-                                   count, p.dv);
+    loadKeysAndValues<kTile.cols, kHeadDim>(keys, values, p, tile.b, tile.h, j0,
+                                            count);
     __syncthreads();
     float s[kRM][kRN];
     rowProducts<kRM, kRN, kHeadDim>(s, queries, keys, p.dk, lane);

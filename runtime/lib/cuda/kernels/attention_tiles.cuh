@@ -84,6 +84,16 @@ loadTile(float *tile, const float *__restrict__ first, int64_t stride,
   }
 }
 
+/// The keys and values of pair (b, h)'s `count` rows from j0 into the tiles
+/// `keys` and `values` of kRows rows: the stream a query tile is taken past.
+template <int kRows, int kHeadDim>
+__device__ __forceinline__ void
+loadKeysAndValues(float *keys, float *values, const Problem &p, int64_t b,
+                  int64_t h, int64_t j0, int count) {
+  loadTile<kRows, kHeadDim>(keys, p.k.at(b, h, j0), p.k.row, count, p.dk);
+  loadTile<kRows, kHeadDim>(values, p.v.at(b, h, j0), p.v.row, count, p.dv);
+}
+
 /// s[m][n] = Σ_d a[lane.row + kThreadRows·m][d] · b[lane.col +
 /// kThreadCols·n][d] over d < depth (rounded up to 4), for two tiles of rows
 /// of kHeadDim: this thread's scores of the rows of `a` against those of
