@@ -73,7 +73,7 @@ module {
 // -----
 
 module {
-  // expected-error @below {{'func.func' op must return one scalar to be differentiated}}
+  // expected-error @below {{'func.func' op must return one float scalar (a rank-0 tensor) to be differentiated}}
   func.func @loss(%x: tensor<2xf32>) -> tensor<2xf32> {
     return %x : tensor<2xf32>
   }
@@ -165,5 +165,80 @@ module {
     %s = nn.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %l = nn.reduce_sum %s [0] : tensor<4xf32> -> tensor<f32>
     return %l : tensor<f32>
+  }
+}
+
+// -----
+
+// Integer values carry no gradient, as in PyTorch: a float cast to an
+// integer and back (here `w` rounded) and a mask cast to a float pass
+// none on, so `w`'s gradient is the adjoint through the f16 round trip
+// alone: no op of the backward pass reads the integer or bool values.
+// CHECK-LABEL: func.func @loss_and_grads
+// CHECK:         %[[W:.*]] = nn.param_load @w
+// CHECK:         nn.cast %[[W]] to i32
+// CHECK:         nn.compare gt, %[[W]], %{{.*}}
+// CHECK:         %[[L:.*]] = nn.reduce_sum
+// CHECK:         %[[DY:.*]] = nn.add %{{.*}}, %{{.*}} : (tensor<1xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NOT:     to i32
+// CHECK-NOT:     to i1
+// CHECK:         %[[DH:.*]] = nn.cast %[[DY]] to f16 : tensor<2xf32> -> tensor<2xf16>
+// CHECK-NEXT:    %[[DW:.*]] = nn.cast %[[DH]] to f32 : tensor<2xf16> -> tensor<2xf32>
+// CHECK-NEXT:    return %[[L]], %[[DW]]
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  func.func @loss(%x: tensor<2xf32>) -> tensor<f32> {
+    %w = nn.param_load @w : tensor<2xf32>
+    %i = nn.cast %w to i32 : tensor<2xf32> -> tensor<2xi32>
+    %r = nn.cast %i to f32 : tensor<2xi32> -> tensor<2xf32>
+    %m = nn.compare gt, %w, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+    %k = nn.cast %m to f32 : tensor<2xi1> -> tensor<2xf32>
+    %h = nn.cast %w to f16 : tensor<2xf32> -> tensor<2xf16>
+    %hf = nn.cast %h to f32 : tensor<2xf16> -> tensor<2xf32>
+    %a = nn.mul %r, %k : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %b = nn.add %a, %hf : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %l = nn.reduce_sum %b [0] : tensor<2xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+}
+
+// -----
+
+// A parameter read only through an integer cast gets zeros, as one the
+// loss never reads.
+// CHECK-LABEL: func.func @loss_and_grads
+// CHECK:         %[[L:.*]] = nn.reduce_sum
+// CHECK:         nn.add %{{.*}}, %{{.*}} : (tensor<1xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK-NEXT:    return %[[L]], %[[ZERO]]
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  func.func @loss() -> tensor<f32> {
+    %w = nn.param_load @w : tensor<2xf32>
+    %i = nn.cast %w to i32 : tensor<2xf32> -> tensor<2xi32>
+    %r = nn.cast %i to f32 : tensor<2xi32> -> tensor<2xf32>
+    %l = nn.reduce_sum %r [0] : tensor<2xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+}
+
+// -----
+
+// A function reached twice is inlined twice: that is no recursion.
+// CHECK-LABEL: func.func @loss_and_grads
+// CHECK:         %[[A:.*]] = nn.exp %{{.*}} : tensor<f32>
+// CHECK-NEXT:    %[[B:.*]] = nn.exp %[[A]] : tensor<f32>
+// CHECK:         return %[[B]]
+module {
+  nn.parameter @w : tensor<f32> init <zeros>
+  func.func @f(%x: tensor<f32>) -> tensor<f32> {
+    %y = nn.exp %x : tensor<f32>
+    return %y : tensor<f32>
+  }
+  func.func @loss() -> tensor<f32> {
+    %w = nn.param_load @w : tensor<f32>
+    %y = call @f(%w) : (tensor<f32>) -> tensor<f32>
+    %z = call @f(%y) : (tensor<f32>) -> tensor<f32>
+    return %z : tensor<f32>
   }
 }

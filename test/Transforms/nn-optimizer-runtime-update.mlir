@@ -94,12 +94,12 @@ module attributes {nn.training = {clip_grad_norm = 0.0 : f64, optimizer = {kind 
 
 // -----
 
-// The kernels update f32 only: an f16 parameter is a diagnostic.
+// The kernels update f32 only: an f16 parameter is a diagnostic at the
+// parameter, before any kernel op is built.
 
 module attributes {nn.training = {clip_grad_norm = 0.0 : f64, optimizer = {kind = "sgd", lr = 0.1 : f64}, schedule = {kind = "constant"}, seed = 0 : i64}} {
+  // expected-error @below {{'nn.parameter' op must be f32 to be trained, got 'tensor<2xf16>'}}
   nn.parameter @w : tensor<2xf16> init <zeros>
-  // The step is built at the gradients' function, which names the place.
-  // expected-error @below {{'nn.global_norm' op updates f32 only, got 'tensor<2xf16>'}}
   func.func @loss_and_grads(%x: tensor<2xf16> {nn.name = "x"}) -> (tensor<f16> {nn.name = "loss"}, tensor<2xf16> {nn.grad = "w", nn.name = "grad.w"}) {
     %l = nn.reduce_sum %x [0] : tensor<2xf16> -> tensor<f16>
     return %l, %x : tensor<f16>, tensor<2xf16>

@@ -225,8 +225,12 @@ TEST(ParseDimOverride, RejectsMalformedArguments) {
     std::string why;
     EXPECT_TRUE(mlir::failed(parseDimOverride(argument, why))) << argument;
     EXPECT_EQ(why, "-D " + std::string(argument) +
-                       ": expected name=positive integer");
+                       ": expected name=positive integer up to "
+                       "2147483647");
   }
+  std::string why;
+  EXPECT_TRUE(mlir::failed(parseDimOverride("batch=2147483648", why)));
+  EXPECT_TRUE(mlir::succeeded(parseDimOverride("batch=2147483647", why)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -269,9 +273,10 @@ TEST_F(ResolveShape, InferredSizeRejectedElsewhere) {
   DiagnosticCapture diagnostics(context);
   EXPECT_TRUE(mlir::failed(spec->resolveShape(reshape(), "shape")));
   ASSERT_EQ(diagnostics.size(), 1u);
-  EXPECT_EQ(diagnostics.front().message,
-            "layers[2].reshape.shape[1]: '-1' is neither a positive size nor "
-            "a dim of the spec");
+  EXPECT_EQ(
+      diagnostics.front().message,
+      "layers[2].reshape.shape[1]: '-1' is neither a positive size (up to "
+      "2147483647) nor a dim of the spec");
   // The list syntax records one position, that of the field.
   EXPECT_EQ(diagnostics.front().line, 18u);
   EXPECT_EQ(diagnostics.front().column, 62u);
@@ -316,20 +321,23 @@ static std::string resolveError(mlir::MLIRContext &context,
 
 TEST_F(ResolveShape, RejectsBadEntries) {
   EXPECT_EQ(resolveError(context, "0", false),
-            "2:20: inputs[0].shape[0]: '0' is neither a positive size nor a "
-            "dim of the spec");
+            "2:20: inputs[0].shape[0]: '0' is neither a positive size (up to "
+            "2147483647) nor a dim of the spec");
   EXPECT_EQ(resolveError(context, "-3", true),
-            "2:20: inputs[0].shape[0]: '-3' is neither a positive size, -1, "
-            "nor a dim of the spec");
+            "2:20: inputs[0].shape[0]: '-3' is neither a positive size (up to "
+            "2147483647), -1, nor a dim of the spec");
   EXPECT_EQ(resolveError(context, "seq", false),
-            "2:20: inputs[0].shape[0]: 'seq' is neither a positive size nor "
-            "a dim of the spec");
+            "2:20: inputs[0].shape[0]: 'seq' is neither a positive size (up to "
+            "2147483647) nor a dim of the spec");
   EXPECT_EQ(resolveError(context, "Batch", false),
             "2:20: inputs[0].shape[0]: 'Batch' is neither a positive size "
-            "nor a dim of the spec");
+            "(up to 2147483647) nor a dim of the spec");
+  EXPECT_EQ(resolveError(context, "2147483648", false),
+            "2:20: inputs[0].shape[0]: '2147483648' is neither a positive "
+            "size (up to 2147483647) nor a dim of the spec");
   EXPECT_EQ(resolveError(context, "", false),
-            "2:20: inputs[0].shape[0]: '' is neither a positive size nor a "
-            "dim of the spec");
+            "2:20: inputs[0].shape[0]: '' is neither a positive size (up to "
+            "2147483647) nor a dim of the spec");
 }
 
 //===----------------------------------------------------------------------===//

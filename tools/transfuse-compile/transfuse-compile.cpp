@@ -15,13 +15,13 @@
 #include "transfuse/Import/Importer.h"
 #include "transfuse/Pipeline/Pipeline.h"
 #include "transfuse/Registration.h"
+#include "transfuse/Support/OutputFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -30,7 +30,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -84,6 +83,10 @@ static cl::opt<bool> inferenceOnly(
     "inference-only",
     cl::desc("Leave out the training entry points (loss_and_grads, "
              "train_step): a smaller artifact, compiled faster"));
+static cl::opt<uint64_t> memoryLimitGiB(
+    "memory-limit", cl::init(64), cl::value_desc("GiB"),
+    cl::desc("Refuse, after fusion, a model whose estimated memory "
+             "(parameters, optimizer state, activations) exceeds this"));
 static cl::opt<std::string> dumpPhasesTo(
     "dump-phases-to", cl::value_desc("dir"),
     cl::desc("Write the IR after every phase to DIR/NN-PHASE.mlir"));
@@ -91,13 +94,55 @@ static cl::opt<std::string> dumpPhasesTo(
 static LogicalResult writeFile(StringRef path,
                                llvm::function_ref<void(raw_ostream &)> write) {
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &error);
-  if (!file) {
-    llvm::errs() << "error: " << error << "\n";
+  if (succeeded(transfuse::writeOutputFile(path, write, error)))
+    return success();
+  llvm::errs() << "error: " << error << "\n";
+  return failure();
+}
+
+/// Where --dump-phases-to writes the IR after `phase`: DIR/NN-PHASE.mlir.
+static std::string dumpPath(ArrayRef<transfuse::Phase> phases,
+                            transfuse::Phase phase) {
+  unsigned index = llvm::find(phases, phase) - phases.begin();
+  SmallString<128> path(dumpPhasesTo);
+  llvm::sys::path::append(path, llvm::formatv("{0:d2}-{1}.mlir", index + 1,
+                                              transfuse::phaseName(phase))
+                                    .str());
+  return path.str().str();
+}
+
+/// Refuses, before any work, an output that cannot be written or would
+/// overwrite the spec or another output. Creates the directory of
+/// --dump-phases-to first, as -o may name a file in it.
+static LogicalResult checkOutputs(ArrayRef<transfuse::Phase> phases,
+                                  transfuse::Phase last) {
+  if (!dumpPhasesTo.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpPhasesTo)) {
+      llvm::errs() << "error: cannot create '" << dumpPhasesTo
+                   << "': " << ec.message() << "\n";
+      return failure();
+    }
+  SmallVector<transfuse::FileArgument> files = {{"the spec", specPath}};
+  auto check = [&](transfuse::FileArgument output) {
+    std::string error;
+    if (failed(transfuse::checkOutput(output, files, error))) {
+      llvm::errs() << "error: " << error << "\n";
+      return failure();
+    }
+    files.push_back(std::move(output));
+    return success();
+  };
+  if (!dumpPhasesTo.empty())
+    for (transfuse::Phase phase : phases) {
+      if (failed(check({"--dump-phases-to", dumpPath(phases, phase)})))
+        return failure();
+      if (phase == last)
+        break;
+    }
+  if (failed(check({"-o", outputPath})))
     return failure();
-  }
-  write(file->os());
-  file->keep();
+  if (!ptxasReport.empty() && failed(check({"--ptxas-report", ptxasReport})))
+    return failure();
   return success();
 }
 
@@ -110,10 +155,6 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
   const Emit what = emit;
   const std::string output = outputPath;
   const std::string reportPath = ptxasReport;
-  if (what == Emit::Artifact && output == "-") {
-    llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
-    return failure();
-  }
   std::string error, text;
   llvm::raw_string_ostream textStream(text);
   FailureOr<std::string> code;
@@ -152,6 +193,14 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
 /// The target of --target and its options, checked before anything runs.
 static FailureOr<transfuse::Target> parseTarget() {
   transfuse::Target result;
+  // Up to 1 EiB: beyond it the limit in bytes would not fit 64 bits.
+  if (memoryLimitGiB == 0 || memoryLimitGiB > (uint64_t(1) << 30)) {
+    llvm::errs() << "error: --memory-limit=" << memoryLimitGiB
+                 << ": expected a number of GiB from 1 to " << (1 << 30)
+                 << "\n";
+    return failure();
+  }
+  result.memoryLimit = memoryLimitGiB << 30;
   if (target.empty() || target == "cpu")
     return result;
   if (target != "cuda") {
@@ -187,8 +236,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // An artifact by default with --target, unless an earlier phase is asked
   // for: then its IR.
   if (emit.getNumOccurrences() == 0)
-    emit = target.empty() || compileTo != "codegen" ? Emit::Mlir
-                                                     : Emit::Artifact;
+    emit =
+        target.empty() || compileTo != "codegen" ? Emit::Mlir : Emit::Artifact;
   if ((emit == Emit::PTX || ptxasReport.getNumOccurrences()) && !cuda) {
     llvm::errs() << "error: --"
                  << (emit == Emit::PTX ? "emit=ptx" : "ptxas-report")
@@ -217,6 +266,14 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                  << llvm::join(names, ", ") << ")\n";
     return failure();
   }
+  bool trainingPhase = *last == transfuse::Phase::Autodiff ||
+                       *last == transfuse::Phase::Optimizer;
+  if (trainingPhase && inferenceOnly) {
+    llvm::errs() << "error: --compile-to=" << compileTo
+                 << " builds a training entry point, which --inference-only "
+                    "leaves out\n";
+    return failure();
+  }
   SmallVector<transfuse::spec::DimOverride> overrides;
   for (const std::string &argument : dimOverrides) {
     std::string why;
@@ -227,6 +284,13 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     overrides.push_back(*override);
   }
+  if (emit == Emit::Artifact && outputPath == "-") {
+    llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
+    return failure();
+  }
+  ArrayRef<transfuse::Phase> phases = transfuse::allPhases(tgt->kind);
+  if (failed(checkOutputs(phases, *last)))
+    return failure();
 
   auto buffer = llvm::MemoryBuffer::getFile(specPath, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
@@ -243,18 +307,21 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   auto module = transfuse::importSpec(&context, **spec, &layers);
   if (failed(module))
     return failure();
+  // Asked for by name, a training phase must build something: it
+  // differentiates the loss and updates by the settings of the training
+  // section, which a model for inference does without.
+  if (trainingPhase && !(**module)->hasAttr("nn.training")) {
+    emitError((**module).getLoc())
+        << "--compile-to=" << compileTo
+        << ": the spec has no 'training' section, which the " << compileTo
+        << " phase builds from";
+    return failure();
+  }
   // Without its training settings the model has nothing to differentiate.
   if (inferenceOnly)
     (**module)->removeAttr("nn.training");
 
-  if (!dumpPhasesTo.empty())
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpPhasesTo)) {
-      llvm::errs() << "error: cannot create '" << dumpPhasesTo
-                   << "': " << ec.message() << "\n";
-      return failure();
-    }
   transfuse::ArtifactInfo artifact;
-  ArrayRef<transfuse::Phase> phases = transfuse::allPhases(tgt->kind);
   auto afterPhase = [&](transfuse::Phase phase, ModuleOp op) -> LogicalResult {
     // The artifact describes the model as the last nn phase leaves it.
     if (phase == transfuse::Phase::Optimizer && generatesCode) {
@@ -265,12 +332,8 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     if (dumpPhasesTo.empty())
       return success();
-    unsigned index = llvm::find(phases, phase) - phases.begin();
-    SmallString<128> path(dumpPhasesTo);
-    llvm::sys::path::append(path, llvm::formatv("{0:d2}-{1}.mlir", index + 1,
-                                                transfuse::phaseName(phase))
-                                      .str());
-    return writeFile(path, [&](raw_ostream &os) { op.print(os); });
+    return writeFile(dumpPath(phases, phase),
+                     [&](raw_ostream &os) { op.print(os); });
   };
   if (failed(transfuse::runPipeline(**module, *last, *tgt, afterPhase)))
     return failure();

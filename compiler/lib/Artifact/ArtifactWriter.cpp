@@ -1,8 +1,8 @@
 //===- ArtifactWriter.cpp - The .tfm container ----------------------------===//
 #include "transfuse/Backend/Artifact.h"
+#include "transfuse/Support/OutputFile.h"
 
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -45,27 +45,8 @@ LogicalResult writeArtifact(StringRef path, const ArtifactInfo &info,
   os.flush();
 
   // Atomically: a failed compile never leaves half a file behind.
-  std::string temporary = (path + ".tmp").str();
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream file(temporary, ec);
-    if (ec) {
-      error = "cannot write '" + temporary + "': " + ec.message();
-      return failure();
-    }
-    file << bytes;
-    file.close();
-    if (file.has_error()) {
-      error = "cannot write '" + temporary + "'";
-      return failure();
-    }
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temporary, path)) {
-    error = "cannot rename '" + temporary + "' to '" + path.str() +
-            "': " + ec.message();
-    return failure();
-  }
-  return success();
+  return writeOutputFile(
+      path, [&](raw_ostream &file) { file << bytes; }, error);
 }
 
 } // namespace transfuse

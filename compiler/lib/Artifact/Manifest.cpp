@@ -23,10 +23,14 @@ static std::string dtypeName(Type type) {
   return "";
 }
 
-/// The largest id an integer argument may hold: it indexes an embedding
-/// table, directly or through shape ops.
-static std::optional<int64_t> maxIdOf(Value argument) {
-  std::optional<int64_t> bound;
+/// The largest id an integer argument may hold, and the one value beyond
+/// it a loss skips: it indexes an embedding table or is a loss's class
+/// label, directly or through shape ops.
+static void boundIds(Value argument, TensorInfo &info) {
+  std::optional<int64_t> &bound = info.maxValue;
+  auto lowerBound = [&](int64_t largest) {
+    bound = bound ? std::min(*bound, largest) : largest;
+  };
   SmallVector<Value> worklist = {argument};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
@@ -34,9 +38,17 @@ static std::optional<int64_t> maxIdOf(Value argument) {
       Operation *user = use.getOwner();
       if (auto embedding = dyn_cast<nn::EmbeddingOp>(user);
           embedding && use.getOperandNumber() == 1) {
-        int64_t rows = cast<RankedTensorType>(embedding.getTable().getType())
-                           .getDimSize(0);
-        bound = bound ? std::min(*bound, rows - 1) : rows - 1;
+        lowerBound(cast<RankedTensorType>(embedding.getTable().getType())
+                       .getDimSize(0) -
+                   1);
+      } else if (isa<nn::CrossEntropyOp, nn::NllLossOp, nn::CrossEntropyGradOp,
+                     nn::NllLossGradOp>(user) &&
+                 use.getOperandNumber() == 1) {
+        // Labels index the classes, the last dim of the logits (operand 0).
+        auto logits = cast<RankedTensorType>(user->getOperand(0).getType());
+        lowerBound(logits.getShape().back() - 1);
+        info.ignoreValue =
+            cast<IntegerAttr>(user->getAttr("ignore_index")).getInt();
       } else if (isa<nn::ReshapeOp, nn::TransposeOp, nn::SliceOp>(user)) {
         worklist.push_back(user->getResult(0));
       } else if (auto call = dyn_cast<func::CallOp>(user)) {
@@ -47,7 +59,6 @@ static std::optional<int64_t> maxIdOf(Value argument) {
       }
     }
   }
-  return bound;
 }
 
 static FailureOr<TensorInfo> describeValue(Location loc, StringAttr name,
@@ -140,7 +151,7 @@ FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
       if (failed(input))
         return failure();
       if (input->dtype == "i64" || input->dtype == "i32")
-        input->maxValue = maxIdOf(func.getArgument(i));
+        boundIds(func.getArgument(i), *input);
       entry.inputs.push_back(*input);
     }
     for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
@@ -172,6 +183,8 @@ static void writeTensor(llvm::json::OStream &json, const TensorInfo &tensor) {
     });
     if (tensor.maxValue)
       json.attribute("max_value", *tensor.maxValue);
+    if (tensor.ignoreValue)
+      json.attribute("ignore_value", *tensor.ignoreValue);
   });
 }
 

@@ -1,6 +1,7 @@
 //===- Importer.cpp - Model spec to the nn dialect ------------------------===//
 #include "transfuse/Import/Importer.h"
 #include "GraphBuilder.h"
+#include "LayerInstances.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -290,6 +291,8 @@ FailureOr<OwningOpRef<ModuleOp>>
 importSpec(MLIRContext *context, const spec::Spec &spec,
            std::vector<ImportedLayer> *layers) {
   context->loadDialect<nn::NNDialect, func::FuncDialect>();
+  if (failed(import::checkLayerInstances(spec)))
+    return failure();
   return Importer(context, spec, layers).run();
 }
 

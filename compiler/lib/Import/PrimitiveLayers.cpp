@@ -270,7 +270,7 @@ FailureOr<Values> buildReduce(GraphBuilder &graph, const LayerSite &site,
                               ArrayRef<Value> in, const spec::Reduce &spec) {
   if (failed(checkArity(site, in, 1)) || failed(checkFloat(site, in)))
     return failure();
-  StringRef kind = layerKindName(site.layer);
+  std::string kind = layerKindName(site.layer);
   SmallVector<int64_t> axes;
   for (int64_t axis : spec.axes()) {
     FailureOr<int64_t> normalized =

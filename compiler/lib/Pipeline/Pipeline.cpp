@@ -174,6 +174,9 @@ static void addPhasePasses(Phase phase, ModuleOp module, const Target &target,
     break;
   case Phase::Fuse:
     addFusionPasses(pm);
+    // Before the phases whose time grows with the model: a model too large
+    // to run is refused here, with its estimate.
+    pm.addPass(createCheckMemory(CheckMemoryOptions{target.memoryLimit}));
     break;
   case Phase::Autodiff:
     if (!trains)

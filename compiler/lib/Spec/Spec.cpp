@@ -1,5 +1,6 @@
 //===- Spec.cpp - Parsing model specs with their locations ----------------===//
 #include "transfuse/Spec/Spec.h"
+#include "transfuse/Spec/SpecLimits.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -18,8 +19,10 @@ FailureOr<DimOverride> parseDimOverride(StringRef argument, std::string &why) {
   DimOverride result;
   result.name = name.trim().str();
   if (result.name.empty() || value.trim().getAsInteger(10, result.value) ||
-      result.value <= 0) {
-    why = "-D " + argument.str() + ": expected name=positive integer";
+      result.value <= 0 || result.value > kMaxSpecInteger) {
+    why = "-D " + escapeForDisplay(argument) +
+          ": expected name=positive integer up to " +
+          std::to_string(kMaxSpecInteger);
     return failure();
   }
   return result;
@@ -127,28 +130,63 @@ private:
 };
 } // namespace
 
+bool isBinarySpec(StringRef filename) {
+  return filename.ends_with(".pb") || filename.ends_with(".binpb");
+}
+
+/// Text format must be text: a control byte or malformed UTF-8 would reach
+/// the terminal raw in the parser's message and the echoed source line.
+/// Reported at line 0 (the file) so that the line is not echoed.
+static LogicalResult checkIsText(MLIRContext *context, StringRef text,
+                                 StringRef filename) {
+  std::optional<size_t> offset = findNonText(text);
+  if (!offset)
+    return success();
+  StringRef before = text.take_front(*offset);
+  size_t line = before.count('\n') + 1;
+  size_t column = *offset - (before.rfind('\n') + 1) + 1;
+  return emitError(FileLineColLoc::get(context, filename, 0, 0))
+         << "line " << line << ", column " << column << ": byte 0x"
+         << llvm::utohexstr(static_cast<unsigned char>(text[*offset]),
+                            /*LowerCase=*/true, /*Width=*/2)
+         << " is not text; a spec is UTF-8 protobuf text format, or binary "
+            "protobuf in a file named *.pb or *.binpb";
+}
+
 FailureOr<std::unique_ptr<Spec>> Spec::parse(MLIRContext *context,
                                              StringRef text, StringRef filename,
                                              ArrayRef<DimOverride> overrides) {
   std::unique_ptr<Spec> spec(new Spec(context, filename.str()));
-  DiagnosticCollector collector(context, filename);
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&collector);
-  parser.WriteLocationsTo(&spec->locations);
-  if (!parser.ParseFromString(text.str(), &spec->model) || collector.failed) {
-    if (!collector.failed)
-      emitError(FileLineColLoc::get(context, filename, 1, 1))
-          << "cannot parse the model spec";
-    return failure();
+  if (spec->binary) {
+    if (!spec->model.ParseFromArray(text.data(), static_cast<int>(text.size())))
+      return emitError(spec->root().getLoc())
+             << "cannot parse the binary model spec (a serialized "
+                "transfuse.spec.Model)";
+  } else {
+    if (failed(checkIsText(context, text, filename)))
+      return failure();
+    DiagnosticCollector collector(context, filename);
+    pb::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&collector);
+    parser.WriteLocationsTo(&spec->locations);
+    if (!parser.ParseFromString(text.str(), &spec->model) || collector.failed) {
+      if (!collector.failed)
+        emitError(FileLineColLoc::get(context, filename, 1, 1))
+            << "cannot parse the model spec";
+      return failure();
+    }
   }
-  if (failed(spec->applyDims(overrides)))
+  if (failed(checkSpecValues(spec->root())) ||
+      failed(spec->applyDims(overrides)))
     return failure();
   return spec;
 }
 
 SpecCursor Spec::root() const {
+  // A binary spec has no lines: its errors are about the file (line 0).
+  unsigned line = binary ? 0 : 1;
   return SpecCursor(model, &locations,
-                    FileLineColLoc::get(context, filename, 1, 1), "");
+                    FileLineColLoc::get(context, filename, line, line), "");
 }
 
 LogicalResult Spec::applyDims(ArrayRef<DimOverride> overrides) {
@@ -171,8 +209,9 @@ LogicalResult Spec::applyDims(ArrayRef<DimOverride> overrides) {
         known.push_back(dim.name());
       // Line 0: the error is about the file, not one of its lines.
       return emitError(FileLineColLoc::get(context, filename, 0, 0))
-             << "-D " << override.name << "=" << override.value
-             << ": the spec has no dim named '" << override.name << "' (dims: "
+             << "-D " << escapeForDisplay(override.name) << "="
+             << override.value << ": the spec has no dim named '"
+             << escapeForDisplay(override.name) << "' (dims: "
              << (known.empty() ? "none" : llvm::join(known, ", ")) << ")";
     }
     it->second = override.value;
@@ -189,14 +228,16 @@ FailureOr<int64_t> Spec::resolveSize(const SpecCursor &cursor, StringRef field,
       message.GetReflection()->GetRepeatedString(message, descriptor, index);
   int64_t value;
   if (!StringRef(entry).getAsInteger(10, value)) {
-    if (value > 0 || (allowInferred && value == -1))
+    if ((value > 0 && value <= kMaxSpecInteger) ||
+        (allowInferred && value == -1))
       return value;
   } else if (auto it = dims.find(entry); it != dims.end()) {
     return it->second;
   }
   InFlightDiagnostic diag = emitError(cursor.locationOf(field, index))
                             << cursor.pathOf(field, index) << ": '" << entry
-                            << "' is neither a positive size";
+                            << "' is neither a positive size (up to "
+                            << kMaxSpecInteger << ")";
   if (allowInferred)
     diag << ", -1,";
   diag << " nor a dim of the spec";

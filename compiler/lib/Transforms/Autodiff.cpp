@@ -28,13 +28,29 @@ namespace {
 
 constexpr llvm::StringLiteral kLossFunction = "loss";
 constexpr llvm::StringLiteral kGradientFunction = "loss_and_grads";
+constexpr llvm::StringLiteral kDropoutSeed = "dropout_seed";
+
+/// The cycle of calls that `callee` closes on `stack`, the functions being
+/// inlined: "@f -> @g -> @f".
+std::string describeCycle(ArrayRef<func::FuncOp> stack, func::FuncOp callee) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (func::FuncOp function :
+       stack.drop_front(llvm::find(stack, callee) - stack.begin()))
+    os << "@" << function.getSymName() << " -> ";
+  os << "@" << callee.getSymName();
+  return text;
+}
 
 /// Clones `callee`'s body at `b`'s insertion point with its arguments
 /// mapped to `arguments`, inlining calls to other functions of `module`
-/// the same way; returns the values it returns.
+/// the same way; returns the values it returns. `stack` holds the
+/// functions being inlined, callee last: a call of one of them is
+/// recursion, which no finite inlining unrolls.
 FailureOr<SmallVector<Value>> inlineBody(OpBuilder &b, ModuleOp module,
-                                         func::FuncOp callee,
+                                         SmallVectorImpl<func::FuncOp> &stack,
                                          ValueRange arguments) {
+  func::FuncOp callee = stack.back();
   if (!callee.getBody().hasOneBlock())
     return callee.emitOpError("must have a single block to be differentiated");
   IRMapping mapping;
@@ -48,11 +64,17 @@ FailureOr<SmallVector<Value>> inlineBody(OpBuilder &b, ModuleOp module,
       if (!target || target.isExternal())
         return call.emitOpError(
             "calls a function with no body to differentiate");
+      if (llvm::is_contained(stack, target))
+        return call.emitOpError("makes the recursive calls ")
+               << describeCycle(stack, target)
+               << ", which cannot be inlined to differentiate";
+      stack.push_back(target);
       auto results =
-          inlineBody(b, module, target,
+          inlineBody(b, module, stack,
                      llvm::map_to_vector(call.getOperands(), [&](Value v) {
                        return mapping.lookup(v);
                      }));
+      stack.pop_back();
       if (failed(results))
         return failure();
       mapping.map(call.getResults(), *results);
@@ -92,7 +114,7 @@ void enterTrainingMode(func::FuncOp function) {
     (void)function.insertArgument(
         index, type,
         b.getDictionaryAttr(
-            b.getNamedAttr("nn.name", b.getStringAttr("dropout_seed"))),
+            b.getNamedAttr("nn.name", b.getStringAttr(kDropoutSeed))),
         loc);
     seed = function.getArgument(index);
   }
@@ -140,11 +162,24 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
       module.emitError("'") << kGradientFunction << "' exists already";
       return signalPassFailure();
     }
-    if (loss.getNumResults() != 1 ||
-        cast<RankedTensorType>(loss.getResultTypes()[0]).getRank() != 0) {
-      loss.emitOpError("must return one scalar to be differentiated");
+    auto result = loss.getNumResults() == 1
+                      ? dyn_cast<RankedTensorType>(loss.getResultTypes()[0])
+                      : nullptr;
+    if (!result || result.getRank() != 0 ||
+        !isa<FloatType>(result.getElementType())) {
+      loss.emitOpError("must return one float scalar (a rank-0 tensor) to be "
+                       "differentiated");
       return signalPassFailure();
     }
+    // nn-optimizer finds the seed it derives from the step by this name.
+    for (unsigned i = 0; i < loss.getNumArguments(); ++i)
+      if (auto name = loss.getArgAttrOfType<StringAttr>(i, "nn.name");
+          name && name.getValue() == kDropoutSeed) {
+        loss.emitOpError("argument ")
+            << i << " is named '" << kDropoutSeed
+            << "', the name kept for the seed of the training dropout";
+        return signalPassFailure();
+      }
     if (failed(buildGradientFunction(module, loss)))
       signalPassFailure();
   }
@@ -172,8 +207,9 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
     Block *body = function.addEntryBlock();
     b.setInsertionPointToEnd(body);
 
+    SmallVector<func::FuncOp> stack = {loss};
     auto lossValues =
-        inlineBody(b, module, loss, SmallVector<Value>(body->getArguments()));
+        inlineBody(b, module, stack, SmallVector<Value>(body->getArguments()));
     if (failed(lossValues))
       return failure();
     Value lossValue = lossValues->front();
@@ -233,6 +269,8 @@ struct AutodiffPass : transfuse::impl::AutodiffBase<AutodiffPass> {
          llvm::zip_equal(op->getOperands(), operandAdjoints)) {
       if (!adjoint)
         continue;
+      assert(adjoint.getType() == operand.getType() &&
+             "a gradient rule gives an adjoint of its operand's type");
       Value &sum = adjoints[operand];
       sum = sum ? nn::AddOp::create(b, op->getLoc(), sum, adjoint).getResult()
                 : adjoint;

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace transfuse {
 #define GEN_PASS_DEF_EXTERNALIZEPARAMETERS
@@ -77,6 +78,9 @@ struct ExternalizeParametersPass
     unsigned parameterCount =
         llvm::count_if(variables, [](const Variable &v) { return !v.state; });
 
+    for (auto func : module.getOps<func::FuncOp>())
+      if (failed(checkAccesses(module, func, index, variables)))
+        return signalPassFailure();
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -93,6 +97,44 @@ struct ExternalizeParametersPass
     // The declarations have served: from here on they are buffers.
     for (Operation *declaration : declarations)
       declaration->erase();
+  }
+
+  /// That the rewrite can give `func` what it accesses: a store updates
+  /// the buffer argument, so it is directly in the body and each name is
+  /// stored once; and a call passes the callee only the parameters, as
+  /// tensors, so no callee stores or reads optimizer state.
+  static LogicalResult checkAccesses(ModuleOp module, func::FuncOp func,
+                                     const llvm::StringMap<unsigned> &index,
+                                     ArrayRef<Variable> variables) {
+    llvm::StringSet<> stored;
+    WalkResult result = func.walk([&](Operation *op) {
+      if (auto store = dyn_cast<nn::ParamStoreOp>(op)) {
+        if (store->getParentOp() != func) {
+          store.emitOpError("must be directly in the body of its function, "
+                            "whose buffer it updates");
+          return WalkResult::interrupt();
+        }
+        if (!stored.insert(store.getName()).second) {
+          store.emitOpError("stores '")
+              << store.getName() << "' a second time in one function";
+          return WalkResult::interrupt();
+        }
+      }
+      if (auto call = dyn_cast<func::CallOp>(op)) {
+        auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+        if (callee && !callee.isExternal() &&
+            (!callee.getOps<nn::ParamStoreOp>().empty() ||
+             usesState(callee, index, variables))) {
+          call.emitOpError("calls @")
+              << callee.getSymName()
+              << ", which stores parameters or reads optimizer state: only "
+                 "an entry point may";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// Inserts the leading arguments: tensors, or buffers in a function that

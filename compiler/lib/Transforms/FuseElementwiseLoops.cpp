@@ -27,22 +27,38 @@ struct GeneralizeReduce : OpRewritePattern<linalg::ReduceOp> {
 /// Folds `operand`'s producer into its consumer only when the consumer is the
 /// producer's sole reader: a value read by several loops is computed once and
 /// stored, never recomputed in each of them (which, along a residual stream,
-/// would recompute every earlier layer's norm in every later one).
-bool isSoleReaderFusion(OpOperand *operand) {
+/// would recompute every earlier layer's norm in every later one). The fused
+/// body, the producer's operations followed by the consumer's, may hold at
+/// most `maxBodyOps`: each fusion copies both bodies, and code generation
+/// splits a block at every select of a division (the tanh approximation has
+/// one), so a chain fused without bound costs time quadratic in its length
+/// (a 2000-layer stack took a minute). A longer chain becomes several loops.
+bool isSoleReaderFusion(OpOperand *operand, unsigned maxBodyOps) {
   auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
-  Operation *consumer = operand->getOwner();
-  if (!producer || !isa<linalg::GenericOp>(consumer))
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  if (!producer || !consumer)
     return false;
-  return llvm::all_of(producer->getUsers(),
-                      [&](Operation *user) { return user == consumer; });
+  if (!llvm::all_of(producer->getUsers(),
+                    [&](Operation *user) { return user == consumer; }))
+    return false;
+  // Each body ends in a yield, which the count leaves out.
+  size_t fusedOps = producer.getBody()->getOperations().size() - 1 +
+                    consumer.getBody()->getOperations().size() - 1;
+  return fusedOps <= maxBodyOps;
 }
 
 struct FuseElementwiseLoopsPass
     : transfuse::impl::FuseElementwiseLoopsBase<FuseElementwiseLoopsPass> {
+  using FuseElementwiseLoopsBase::FuseElementwiseLoopsBase;
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<GeneralizeReduce>(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, isSoleReaderFusion);
+    unsigned limit = maxBodyOps;
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [limit](OpOperand *operand) {
+          return isSoleReaderFusion(operand, limit);
+        });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -10,6 +10,7 @@
 // nn.global_norm and each update one nn.adam_update or nn.sgd_update, the
 // ops the CUDA runtime's kernels run, with the chain's f32 arithmetic.
 //===----------------------------------------------------------------------===//
+#include "TrainingSettings.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "transfuse/Dialect/NN/NNOps.h"
@@ -32,57 +33,14 @@ namespace {
 constexpr llvm::StringLiteral kGradientFunction = "loss_and_grads";
 constexpr llvm::StringLiteral kTrainStep = "train_step";
 constexpr llvm::StringLiteral kDropoutSeed = "dropout_seed";
+constexpr llvm::StringLiteral kStep = "step";
 /// What clip_grad_norm_ adds to the norm before dividing by it.
 constexpr double kClipEpsilon = 1e-6;
 
-/// The `nn.training` settings the step needs, with PyTorch's defaults.
-struct Settings {
-  std::string optimizer, schedule;
-  double lr = 0, momentum = 0, weightDecay = 0, beta1 = 0.9, beta2 = 0.999,
-         eps = 1e-8, minLr = 0, clip = 0;
-  bool nesterov = false;
-  int64_t warmup = 0, total = 0, seed = 0;
-
-  static FailureOr<Settings> read(ModuleOp module) {
-    auto training = module->getAttrOfType<DictionaryAttr>("nn.training");
-    if (!training)
-      return module.emitError("no nn.training settings to build the "
-                              "optimizer from");
-    auto optimizer = training.getAs<DictionaryAttr>("optimizer");
-    auto schedule = training.getAs<DictionaryAttr>("schedule");
-    if (!optimizer || !schedule)
-      return module.emitError("nn.training needs optimizer and schedule");
-    Settings s;
-    auto text = [](DictionaryAttr d, StringRef name) {
-      auto value = d.getAs<StringAttr>(name);
-      return value ? value.str() : std::string();
-    };
-    auto real = [](DictionaryAttr d, StringRef name, double &field) {
-      if (auto value = d.getAs<FloatAttr>(name))
-        field = value.getValueAsDouble();
-    };
-    auto integer = [](DictionaryAttr d, StringRef name, int64_t &field) {
-      if (auto value = d.getAs<IntegerAttr>(name))
-        field = value.getInt();
-    };
-    s.optimizer = text(optimizer, "kind");
-    s.schedule = text(schedule, "kind");
-    real(optimizer, "lr", s.lr);
-    real(optimizer, "momentum", s.momentum);
-    real(optimizer, "weight_decay", s.weightDecay);
-    real(optimizer, "beta1", s.beta1);
-    real(optimizer, "beta2", s.beta2);
-    real(optimizer, "eps", s.eps);
-    if (auto nesterov = optimizer.getAs<BoolAttr>("nesterov"))
-      s.nesterov = nesterov.getValue();
-    integer(schedule, "warmup_steps", s.warmup);
-    integer(schedule, "total_steps", s.total);
-    real(schedule, "min_lr", s.minLr);
-    real(training, "clip_grad_norm", s.clip);
-    integer(training, "seed", s.seed);
-    return s;
-  }
-};
+/// The name of the optimizer state `kind` of `parameter`.
+std::string stateName(StringRef kind, nn::ParameterOp parameter) {
+  return ("optimizer." + kind + "." + parameter.getSymName()).str();
+}
 
 /// Scalar arithmetic at one insertion point.
 struct Scalars {
@@ -124,7 +82,7 @@ struct Scalars {
 
 /// The schedule's factor f(t) at the 1-based step t (f64), so that the
 /// step's learning rate is lr · f(t).
-Value scheduleFactor(Scalars &s, const Settings &settings, Value t) {
+Value scheduleFactor(Scalars &s, const TrainingSettings &settings, Value t) {
   double warmup = static_cast<double>(settings.warmup);
   if (settings.schedule == "linear_warmup")
     return s.min(s.f64(1.0), s.div(t, s.f64(warmup)));
@@ -168,18 +126,14 @@ Value dropoutSeed(OpBuilder &b, Location loc, int64_t seed, Value step) {
 
 class TrainStepBuilder {
 public:
-  TrainStepBuilder(ModuleOp module, const Settings &settings,
+  TrainStepBuilder(ModuleOp module, const TrainingSettings &settings,
                    bool runtimeUpdate)
       : module(module), settings(settings), runtimeUpdate(runtimeUpdate),
         b(module.getContext()) {}
 
   LogicalResult build(func::FuncOp gradients) {
-    if (!gradients.getBody().hasOneBlock())
-      return gradients.emitOpError("must have a single block");
-    if (settings.optimizer != "sgd" && settings.optimizer != "adam" &&
-        settings.optimizer != "adamw")
-      return module.emitError("unknown optimizer '")
-             << settings.optimizer << "'";
+    if (failed(checkGradients(gradients)) || failed(checkStateNames()))
+      return failure();
     Location loc = gradients.getLoc();
 
     // train_step takes loss_and_grads's arguments but the dropout seed,
@@ -197,8 +151,8 @@ public:
       argumentAttrs.push_back(gradients.getArgAttrDict(i));
     }
     argumentTypes.push_back(RankedTensorType::get({}, b.getI64Type()));
-    argumentAttrs.push_back(b.getDictionaryAttr(
-        b.getNamedAttr("nn.name", b.getStringAttr("step"))));
+    argumentAttrs.push_back(
+        b.getDictionaryAttr(b.getNamedAttr("nn.name", b.getStringAttr(kStep))));
     auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
     SmallVector<Type> resultTypes(3, scalarF32);
     resultTypes[0] = gradients.getResultTypes()[0];
@@ -243,11 +197,6 @@ public:
       clipFactor = s.tensorConstant(1.0, b.getF32Type());
 
     for (auto [i, parameter] : llvm::enumerate(parameters())) {
-      auto name = gradients.getResultAttrOfType<StringAttr>(i + 1, "nn.grad");
-      if (!name || name.getValue() != parameter.getSymName())
-        return gradients.emitOpError("result ")
-               << i + 1 << " is not the gradient of '" << parameter.getSymName()
-               << "'";
       if (runtimeUpdate)
         runtimeKernelUpdate(s, parameter, outputs[i + 1], lr, t, clipFactor);
       else
@@ -261,6 +210,84 @@ public:
 private:
   SmallVector<nn::ParameterOp> parameters() {
     return llvm::to_vector(module.getOps<nn::ParameterOp>());
+  }
+
+  /// That `gradients` is what nn-autodiff builds for f32 parameters: the
+  /// body in one block, results the loss (a float scalar) and then every
+  /// parameter's gradient, of its type, in declaration order; among the
+  /// arguments at most one dropout seed, and none named like train_step's
+  /// `step`.
+  LogicalResult checkGradients(func::FuncOp gradients) {
+    if (!gradients.getBody().hasOneBlock())
+      return gradients.emitOpError("must have a single block");
+    SmallVector<nn::ParameterOp> trained = parameters();
+    if (trained.empty())
+      return module.emitError("nothing to train: the module declares no "
+                              "nn.parameter");
+    if (gradients.getNumResults() != trained.size() + 1)
+      return gradients.emitOpError("has ")
+             << gradients.getNumResults()
+             << " results; the loss and one gradient for each of the "
+             << trained.size() << " parameters need " << trained.size() + 1;
+    auto loss = dyn_cast<RankedTensorType>(gradients.getResultTypes()[0]);
+    if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
+      return gradients.emitOpError("result 0 must be the loss, a float "
+                                   "scalar (rank-0 tensor), got ")
+             << gradients.getResultTypes()[0];
+    for (auto [i, parameter] : llvm::enumerate(trained)) {
+      // The step's scalars (the norm, the clipping factor, the learning
+      // rate) are f32, as the runtime's kernels and the artifact's
+      // checkpoints are.
+      if (!parameter.getTensorType().getElementType().isF32())
+        return parameter.emitOpError("must be f32 to be trained, got ")
+               << parameter.getType();
+      unsigned result = i + 1;
+      auto name = gradients.getResultAttrOfType<StringAttr>(result, "nn.grad");
+      if (!name || name.getValue() != parameter.getSymName())
+        return gradients.emitOpError("result ")
+               << result << " is not the gradient of '"
+               << parameter.getSymName() << "'";
+      if (gradients.getResultTypes()[result] != parameter.getType())
+        return gradients.emitOpError("result ")
+               << result << ", the gradient of '" << parameter.getSymName()
+               << "', is " << gradients.getResultTypes()[result]
+               << ", not the parameter's " << parameter.getType();
+    }
+    auto seedType = RankedTensorType::get({}, b.getI64Type());
+    std::optional<unsigned> seed;
+    for (unsigned i = 0; i < gradients.getNumArguments(); ++i) {
+      auto name = gradients.getArgAttrOfType<StringAttr>(i, "nn.name");
+      if (!name)
+        continue;
+      if (name.getValue() == kStep)
+        return gradients.emitOpError("argument ")
+               << i << " is named '" << kStep
+               << "', the name of the argument train_step adds";
+      if (name.getValue() != kDropoutSeed)
+        continue;
+      if (seed)
+        return gradients.emitOpError("has two dropout seeds, arguments ")
+               << *seed << " and " << i;
+      if (gradients.getArgumentTypes()[i] != seedType)
+        return gradients.emitOpError("argument ")
+               << i << ", the dropout seed, must be " << seedType << ", got "
+               << gradients.getArgumentTypes()[i];
+      seed = i;
+    }
+    return success();
+  }
+
+  /// That the names of the optimizer state the update declares are free.
+  LogicalResult checkStateNames() {
+    for (nn::ParameterOp parameter : parameters())
+      for (StringRef kind : settings.stateKinds()) {
+        std::string name = stateName(kind, parameter);
+        if (Operation *taken = module.lookupSymbol(name))
+          return taken->emitOpError("is named '")
+                 << name << "', the name of the optimizer state of '"
+                 << parameter.getSymName() << "'";
+      }
+    return success();
   }
 
   /// sqrt(Σ |g|²) over every gradient, as a rank-0 f32 tensor.
@@ -294,8 +321,7 @@ private:
   /// Declares optimizer state `kind` of `parameter` and reads it.
   std::pair<StringAttr, Value> state(nn::ParameterOp parameter,
                                      StringRef kind) {
-    std::string name =
-        ("optimizer." + kind + "." + parameter.getSymName()).str();
+    std::string name = stateName(kind, parameter);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointAfter(lastDeclaration());
@@ -426,7 +452,7 @@ private:
   }
 
   ModuleOp module;
-  const Settings &settings;
+  const TrainingSettings &settings;
   bool runtimeUpdate;
   OpBuilder b;
 };
@@ -446,7 +472,7 @@ struct OptimizerPass : transfuse::impl::OptimizerBase<OptimizerPass> {
       module.emitError("'") << kTrainStep << "' exists already";
       return signalPassFailure();
     }
-    FailureOr<Settings> settings = Settings::read(module);
+    FailureOr<TrainingSettings> settings = TrainingSettings::read(module);
     if (failed(settings) ||
         failed(TrainStepBuilder(module, *settings, runtimeUpdate)
                    .build(gradients)))

@@ -3,7 +3,9 @@
 
 #include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 
 using namespace mlir;
 
@@ -76,10 +78,12 @@ FailureOr<Shape> transposeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> perm,
   return result;
 }
 
-static int64_t elementCount(ArrayRef<int64_t> shape) {
+/// The number of elements of `shape`, or nothing when it exceeds int64.
+static std::optional<int64_t> elementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t dim : shape)
-    count *= dim;
+    if (llvm::MulOverflow(count, dim, count))
+      return std::nullopt;
   return count;
 }
 
@@ -96,9 +100,15 @@ FailureOr<Shape> reshapeShape(ArrayRef<int64_t> input, ArrayRef<int64_t> target,
     if (dim <= 0)
       return fail(why, "reshape target " + formatShape(target) +
                            " has a size that is neither positive nor one -1");
-    known *= dim;
+    if (llvm::MulOverflow(known, dim, known))
+      return fail(why, "reshape target " + formatShape(target) +
+                           " has more than 2^63 elements");
   }
-  int64_t count = elementCount(input);
+  std::optional<int64_t> elements = elementCount(input);
+  if (!elements)
+    return fail(why, "cannot reshape " + formatShape(input) +
+                         ": it has more than 2^63 elements");
+  int64_t count = *elements;
   if (inferred) {
     if (count % known != 0)
       return fail(why, "cannot reshape " + formatShape(input) + " to " +

@@ -21,6 +21,9 @@ struct TensorInfo {
   llvm::SmallVector<int64_t> shape;
   /// For integer inputs used as ids: the largest valid id.
   std::optional<int64_t> maxValue;
+  /// For class labels: the value the loss skips (its ignore_index), valid
+  /// besides [0, maxValue].
+  std::optional<int64_t> ignoreValue;
 };
 
 struct ParameterInfo {

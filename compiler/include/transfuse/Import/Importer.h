@@ -22,7 +22,8 @@ struct ImportedLayer {
 /// section, `@loss` (inputs and labels to the scalar loss) and the
 /// `nn.training` module attribute. Composite layers are expanded into
 /// primitive ops as the reference notebooks compute them. Errors are
-/// reported as diagnostics at the offending spec field.
+/// reported as diagnostics at the offending spec field. A spec expanding to
+/// more than kMaxLayerInstances layers is refused before any IR is built.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importSpec(mlir::MLIRContext *context, const spec::Spec &spec,
            std::vector<ImportedLayer> *layers = nullptr);

@@ -54,6 +54,9 @@ struct Target {
   /// and the toolkit (libdevice, ptxas).
   std::vector<std::string> cudaArchs;
   std::string cudaToolkit;
+  /// The most bytes the model may need to run (nn-check-memory's estimate,
+  /// checked after fusion).
+  uint64_t memoryLimit = uint64_t(64) << 30;
 };
 
 /// The phases of `target`, in order.

@@ -29,6 +29,9 @@ struct DimOverride {
 mlir::FailureOr<DimOverride> parseDimOverride(llvm::StringRef argument,
                                               std::string &why);
 
+/// Whether `filename` names a binary-encoded spec (`*.pb`, `*.binpb`).
+bool isBinarySpec(llvm::StringRef filename);
+
 /// A position in the spec: a message, where its fields were written, and the
 /// field path that leads to it from the model.
 class SpecCursor {
@@ -81,18 +84,22 @@ public:
   resolveShape(const SpecCursor &cursor, llvm::StringRef field,
                bool allowInferred = false) const;
 
-  /// Parses `text` (the contents of `filename`) and applies `overrides`.
+  /// Parses `text` (the contents of `filename`: protobuf text format, or
+  /// binary protobuf where isBinarySpec(filename)), checks its values
+  /// (SpecLimits.h) and applies `overrides`.
   static mlir::FailureOr<std::unique_ptr<Spec>>
   parse(mlir::MLIRContext *context, llvm::StringRef text,
         llvm::StringRef filename, llvm::ArrayRef<DimOverride> overrides);
 
 private:
   Spec(mlir::MLIRContext *context, std::string filename)
-      : context(context), filename(std::move(filename)) {}
+      : context(context), filename(std::move(filename)),
+        binary(isBinarySpec(this->filename)) {}
   mlir::LogicalResult applyDims(llvm::ArrayRef<DimOverride> overrides);
 
   mlir::MLIRContext *context;
   std::string filename;
+  bool binary;
   Model model;
   google::protobuf::TextFormat::ParseInfoTree locations;
   llvm::StringMap<int64_t> dims;

@@ -192,7 +192,14 @@ def FuseElementwiseLoops : Pass<"nn-fuse-elementwise-loops"> {
     Upstream elementwise fusion, restricted to a `linalg.generic` producer
     feeding a `linalg.generic` consumer: fills and named contractions stay
     as they are, so matmuls remain recognisable for the runtime's GEMM.
+    A fusion whose loop body would exceed `max-body-ops` operations is left
+    out, which keeps this pass and the code generation of the loop linear
+    in the length of a chain.
   }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "unsigned", /*default=*/"256",
+           "The most operations one fused loop body may hold">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
@@ -399,6 +406,28 @@ def OutlineLoops : Pass<"nn-outline-loops", "::mlir::ModuleOp"> {
     of one loop nest each, the walk is short.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def CheckMemory : Pass<"nn-check-memory", "::mlir::ModuleOp"> {
+  let summary = "Refuses a model whose estimated memory exceeds a limit";
+  let description = [{
+    Estimates, in bytes, what running the module's model takes and fails
+    with the estimate and its parts when it exceeds `limit-bytes`. The
+    estimate is an upper bound: the parameters (every `nn.parameter`);
+    for a model that trains (`nn.training`), one gradient per parameter
+    and the optimizer's slots (two for Adam/AdamW, one for SGD with
+    momentum); and the activations, every op result of `@loss` and of the
+    functions it calls, doubled for their gradients (training), or of
+    `@forward` (inference). Run after fusion, so that attention's score
+    matrices, which the fused kernel never stores, are not counted. The
+    module's `nn.dims` are named in the message, since they are what a
+    user changes (`-D`). Sizes saturate: no shape can overflow the sum.
+  }];
+  let options = [
+    Option<"limitBytes", "limit-bytes", "uint64_t",
+           /*default=*/"uint64_t(64) << 30",
+           "The most bytes the model may need (default 64 GiB)">
+  ];
 }
 
 def Autodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {

@@ -120,13 +120,17 @@ LogicalResult maskedFillRule(MaskedFillOp op, OpBuilder &b, Value dy,
   return success();
 }
 
-/// A float conversion converts its adjoint back; ids and masks have none.
+/// A float conversion converts its adjoint back. Integer values (ids,
+/// masks, a float rounded to an integer) carry no gradient, as in PyTorch,
+/// where an integer tensor cannot require grad: a cast from an integer
+/// gives its input none, so a path through integers contributes nothing.
 LogicalResult castRule(CastOp op, OpBuilder &b, Value dy,
                        SmallVectorImpl<Value> &dx) {
   Type from = getElementTypeOrSelf(op.getInput().getType());
-  dx.push_back(isa<FloatType>(from)
-                   ? CastOp::create(b, op.getLoc(), dy, TypeAttr::get(from))
-                   : nullptr);
+  if (!isa<FloatType>(from))
+    dx.push_back(nullptr);
+  else
+    dx.push_back(CastOp::create(b, op.getLoc(), dy, TypeAttr::get(from)));
   return success();
 }
 

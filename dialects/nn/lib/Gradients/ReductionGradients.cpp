@@ -63,9 +63,10 @@ LogicalResult softmaxRule(SoftmaxOp op, OpBuilder &b, Value dy,
                           SmallVectorImpl<Value> &dx) {
   Location loc = op.getLoc();
   Value y = op.getResult();
-  Value dot = ReduceSumOp::create(b, loc, MulOp::create(b, loc, dy, y),
-                                  ArrayRef<int64_t>{op.getAxis()},
-                                  /*keep_dims=*/true);
+  Value dot =
+      ReduceSumOp::create(b, loc, MulOp::create(b, loc, dy, y),
+                          ArrayRef<int64_t>{static_cast<int64_t>(op.getAxis())},
+                          /*keep_dims=*/true);
   dx.push_back(MulOp::create(b, loc, y, SubOp::create(b, loc, dy, dot)));
   return success();
 }
@@ -74,8 +75,9 @@ LogicalResult softmaxRule(SoftmaxOp op, OpBuilder &b, Value dy,
 LogicalResult logSoftmaxRule(LogSoftmaxOp op, OpBuilder &b, Value dy,
                              SmallVectorImpl<Value> &dx) {
   Location loc = op.getLoc();
-  Value total = ReduceSumOp::create(b, loc, dy, ArrayRef<int64_t>{op.getAxis()},
-                                    /*keep_dims=*/true);
+  Value total = ReduceSumOp::create(
+      b, loc, dy, ArrayRef<int64_t>{static_cast<int64_t>(op.getAxis())},
+      /*keep_dims=*/true);
   Value probabilities = ExpOp::create(b, loc, op.getResult());
   dx.push_back(
       SubOp::create(b, loc, dy, MulOp::create(b, loc, probabilities, total)));
