@@ -62,7 +62,9 @@ def load_runtime(path):
         _fields_ = [("name", C.c_char_p), ("dtype", C.c_int),
                     ("rank", C.c_int32), ("shape", C.c_int64 * 8),
                     ("max_value", C.c_int64), ("init", C.c_int),
-                    ("init_a", C.c_double), ("init_b", C.c_double)]
+                    ("init_a", C.c_double), ("init_b", C.c_double),
+                    ("has_ignore_value", C.c_int32),
+                    ("ignore_value", C.c_int64)]
 
     lib = fwd.load_runtime(path)
     P, VP = C.POINTER, C.c_void_p

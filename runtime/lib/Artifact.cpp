@@ -93,12 +93,8 @@ std::string fdPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
 } // namespace
 
-std::shared_ptr<Artifact> Artifact::open(const std::string &path) {
-  std::string where = inQuotes(path);
-  Buffer file = readFile(path);
-  const uint8_t *bytes = file.data();
-  uint64_t size = file.size();
-
+ArtifactContents checkArtifact(const uint8_t *bytes, uint64_t size,
+                               const std::string &where) {
   if (size < kHeaderSize + kChecksumSize)
     fail(TF_ERROR_FORMAT,
          where + ": too small to be a .tfm: " + std::to_string(size) +
@@ -135,14 +131,27 @@ std::shared_ptr<Artifact> Artifact::open(const std::string &path) {
                               ", computed " + hex(computed) +
                               "): the file is corrupted");
 
+  ArtifactContents contents;
+  contents.manifestJson.assign(
+      reinterpret_cast<const char *>(bytes + kHeaderSize), manifestSize);
+  contents.manifest = parseManifest(contents.manifestJson, where);
+  contents.code = bytes + kHeaderSize + manifestSize;
+  contents.codeSize = codeSize;
+  checkElf(contents.code, codeSize, where);
+  return contents;
+}
+
+std::shared_ptr<Artifact> Artifact::open(const std::string &path) {
+  std::string where = inQuotes(path);
+  Buffer file = readFile(path);
+  ArtifactContents contents = checkArtifact(file.data(), file.size(), where);
+  const uint8_t *code = contents.code;
+  uint64_t codeSize = contents.codeSize;
+
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->path_ = path;
-  artifact->manifestJson_.assign(
-      reinterpret_cast<const char *>(bytes + kHeaderSize), manifestSize);
-  artifact->manifest_ = parseManifest(artifact->manifestJson_, where);
-
-  const uint8_t *code = bytes + kHeaderSize + manifestSize;
-  checkElf(code, codeSize, where);
+  artifact->manifestJson_ = std::move(contents.manifestJson);
+  artifact->manifest_ = std::move(contents.manifest);
 
   // The code goes to an anonymous file that lives as long as the artifact.
   // (memfd names are limited to 249 bytes.)

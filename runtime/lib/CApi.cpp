@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -81,6 +82,8 @@ void toInfo(const TensorDesc &desc, tf_tensor_info *out) {
   out->init = desc.init.kind;
   out->init_a = desc.init.a;
   out->init_b = desc.init.b;
+  out->has_ignore_value = desc.ignoreValue.has_value();
+  out->ignore_value = desc.ignoreValue.value_or(0);
 }
 
 void toView(tf_dtype dtype, const Shape &shape, const void *data,
@@ -190,6 +193,23 @@ int64_t tf_tensor_numel(const tf_tensor *tensor) {
   if (!tensor || tensor->rank < 0 || tensor->rank > TF_MAX_RANK)
     return -1;
   return checkedNumel(Shape(tensor->shape, tensor->shape + tensor->rank));
+}
+
+int64_t tf_tensor_first_nonfinite(const tf_tensor *tensor) {
+  int64_t numel = tf_tensor_numel(tensor);
+  if (numel <= 0 || !tensor->data)
+    return -1;
+  auto firstIn = [numel](const auto *values) -> int64_t {
+    for (int64_t i = 0; i < numel; ++i)
+      if (!std::isfinite(values[i]))
+        return i;
+    return -1;
+  };
+  if (tensor->dtype == TF_F32)
+    return firstIn(static_cast<const float *>(tensor->data));
+  if (tensor->dtype == TF_F64)
+    return firstIn(static_cast<const double *>(tensor->data));
+  return -1;
 }
 
 const char *tf_runtime_version(void) { return TRANSFUSE_RUNTIME_VERSION; }

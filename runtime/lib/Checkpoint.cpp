@@ -1,5 +1,4 @@
-//===- Checkpoint.cpp - Save and resume training
-//---------------------------===//
+//===- Checkpoint.cpp - Save and resume training --------------------------===//
 //
 // A checkpoint is one safetensors file: every parameter and every optimizer
 // state tensor under its name, and in `__metadata__` a marker, the model, the
@@ -11,6 +10,7 @@
 // its CUDA artifact and back. Loading checks everything before it copies
 // anything.
 //===----------------------------------------------------------------------===//
+#include "Json.h"
 #include "Runtime.h"
 
 #include <charconv>
@@ -31,7 +31,6 @@ constexpr const char *kManifestKey = "manifest";
 constexpr const char *kFingerprintKey = "manifest_fingerprint";
 const std::set<std::string> kReservedKeys = {
     "format", "model", kMarkerKey, kStepKey, kManifestKey, kFingerprintKey};
-
 
 /// A JSON value as a message shows it, shortened.
 std::string shown(const json &value) {
@@ -93,6 +92,10 @@ int64_t parseStep(const std::string &text, const std::string &where) {
   if (error != std::errc() || end != text.data() + text.size() || step < 0)
     fail(TF_ERROR_FORMAT, where + ": metadata '" + kStepKey + "' is '" + text +
                               "', not a step count");
+  if (step > TF_MAX_STEP)
+    fail(TF_ERROR_FORMAT, where + ": metadata '" + kStepKey + "' is " + text +
+                              ", over the limit of " +
+                              std::to_string(TF_MAX_STEP) + " steps");
   return step;
 }
 
@@ -170,9 +173,14 @@ void Session::loadCheckpoint(const TensorFile &file) {
   if (value(kFingerprintKey) != m.fingerprint) {
     std::string what;
     auto stored = metadata.find(kManifestKey);
-    if (stored != metadata.end() && json::accept(stored->second))
-      what =
-          difference(json::parse(stored->second), json::parse(m.modelJson), "");
+    if (stored != metadata.end()) {
+      try {
+        json there = parseJson(stored->second, where);
+        what = difference(there, json::parse(m.modelJson), "");
+      } catch (const Error &) {
+        // Not a manifest to compare: the fingerprints say what differs.
+      }
+    }
     if (what.empty())
       what = "its manifest fingerprint is " + value(kFingerprintKey) +
              ", this artifact's " + m.fingerprint;

@@ -1,5 +1,6 @@
 //===- File.cpp - Whole-file reads and atomic writes ----------------------===//
 #include "Runtime.h"
+#include "transfuse/output.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -54,45 +55,10 @@ Buffer readFile(const std::string &path) {
 
 void writeFileAtomically(const std::string &path,
                          const std::vector<std::string_view> &pieces) {
-  std::string temp = path + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    fail(TF_ERROR_IO, "cannot write " + inQuotes(temp) + ": " + reason());
-  auto abandon = [&](const std::string &what) {
-    std::string message = what + ": " + reason();
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(temp.c_str());
-    fail(TF_ERROR_IO, message);
-  };
-  for (std::string_view piece : pieces) {
-    size_t done = 0;
-    while (done < piece.size()) {
-      ssize_t wrote = ::write(fd, piece.data() + done, piece.size() - done);
-      if (wrote < 0 && errno == EINTR)
-        continue;
-      if (wrote < 0)
-        abandon("cannot write " + inQuotes(temp));
-      done += static_cast<size_t>(wrote);
-    }
-  }
-  if (::fsync(fd) != 0)
-    abandon("cannot sync " + inQuotes(temp));
-  int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0)
-    abandon("cannot write " + inQuotes(temp));
-  if (::rename(temp.c_str(), path.c_str()) != 0)
-    abandon("cannot rename " + inQuotes(temp) + " to " + inQuotes(path));
-  // Make the rename itself durable.
-  std::string dir = ".";
-  if (size_t slash = path.rfind('/'); slash != std::string::npos)
-    dir = slash ? path.substr(0, slash) : "/";
-  int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
-  }
+  OutputFile file(path);
+  for (std::string_view piece : pieces)
+    file.write(piece);
+  file.commit();
 }
 
 } // namespace transfuse::rt

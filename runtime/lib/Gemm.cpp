@@ -1,16 +1,27 @@
 //===- Gemm.cpp - tfrt_gemm_f32, the GEMM kernel of generated code --------===//
 //
-// C[b] = act(A[b] · op(B[b]) + bias): one OpenBLAS cblas_sgemm per batch
-// entry (row-major, beta 0), then bias and activation in one pass over C.
+// C[b] = act(A[b] · op(B[b]) + bias): OpenBLAS cblas_sgemm (row-major,
+// beta 0), then bias and activation in one pass over C.
+//
+// Results must not depend on the thread count, and OpenBLAS's do: its
+// threaded driver splits C by the thread count and computes edge blocks
+// with other kernels, and it picks its small-matrix path by the count too.
+// So the runtime splits C itself, into tiles that depend on the shape only,
+// and runs each tile as one single-threaded sgemm, the tiles spread over
+// libgomp's pool. Each element then sees the same kernel and summation
+// order whatever the thread count.
+//
 // The epilogue loops have no branches or library calls inside, so they
 // vectorise; erf and tanh are Eigen's float rational approximations (the
 // ones XLA and ONNX Runtime use), within a few ulp of the libm functions.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <omp.h>
 
 namespace transfuse::rt {
 namespace {
@@ -57,14 +68,15 @@ constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
 enum Activation : int32_t { kNone = 0, kRelu = 1, kGeluErf = 2, kGeluTanh = 3 };
 
-/// Adds the bias (if any) to every row of c[m][n] and applies `act`.
+/// Adds the bias (if any) to every row of c[m][n], rows ldc apart, and
+/// applies `act`.
 template <Activation act, bool hasBias>
-void epilogue(int64_t m, int64_t n, const float *__restrict bias,
+void epilogue(int64_t m, int64_t n, int64_t ldc, const float *__restrict bias,
               float *__restrict c) {
   constexpr float kInvSqrt2 = 0.70710678118654752440f;
   constexpr float kSqrt2OverPi = 0.79788456080286535588f;
   for (int64_t i = 0; i < m; ++i) {
-    float *__restrict row = c + i * n;
+    float *__restrict row = c + i * ldc;
     for (int64_t j = 0; j < n; ++j) {
       float x = row[j];
       if constexpr (hasBias)
@@ -80,6 +92,45 @@ void epilogue(int64_t m, int64_t n, const float *__restrict bias,
     }
   }
 }
+
+/// The tiles' size: about this many rows and columns of C, whatever k.
+/// OpenBLAS packs a tile's rows of A and its columns of B before
+/// multiplying, so A is packed once per column of tiles and B once per row
+/// of tiles; tiles this large keep that repacking, and the per-call set-up,
+/// small next to the product (on the seed models' shapes, as fast as
+/// OpenBLAS's own threading, which shares its packed operands).
+constexpr int64_t kTileRows = 256;
+constexpr int64_t kTileColumns = 1024;
+/// Tile edges are multiples of this, the widest register block of
+/// OpenBLAS's sgemm kernels, so that no tile cuts a register block short.
+constexpr int64_t kTileAlign = 16;
+
+int64_t divideCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// How a dimension of `size` splits: `count` pieces of `step` but the last.
+struct Split {
+  int64_t step, count;
+
+  Split(int64_t size, int64_t target) {
+    int64_t pieces = divideCeil(size, target);
+    step = divideCeil(divideCeil(size, pieces), kTileAlign) * kTileAlign;
+    count = divideCeil(size, step);
+  }
+};
+
+/// Keeps OpenBLAS on the calling thread while it lives: the OpenMP build
+/// takes its thread count from omp_get_max_threads() of the caller (the
+/// pthread build's count is 1, Threads.cpp).
+class SingleThreadedBlas {
+public:
+  SingleThreadedBlas() : saved_(omp_get_max_threads()) {
+    omp_set_num_threads(1);
+  }
+  ~SingleThreadedBlas() { omp_set_num_threads(saved_); }
+
+private:
+  int saved_;
+};
 
 [[noreturn]] void abortWith(const char *what) {
   std::fprintf(stderr, "tfrt_gemm_f32: %s\n", what);
@@ -109,7 +160,7 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   ensureThreadsApplied();
   Blas::Sgemm sgemm = blas().sgemm;
 
-  using Epilogue = void (*)(int64_t, int64_t, const float *, float *);
+  using Epilogue = void (*)(int64_t, int64_t, int64_t, const float *, float *);
   static constexpr Epilogue kEpilogues[2][4] = {
       {&epilogue<kNone, false>, &epilogue<kRelu, false>,
        &epilogue<kGeluErf, false>, &epilogue<kGeluTanh, false>},
@@ -118,21 +169,33 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   Epilogue epilogueFor = kEpilogues[bias != nullptr][activation];
   bool needsEpilogue = bias || activation != kNone;
 
-  for (int64_t i = 0; i < batch; ++i) {
-    const float *ai = a + i * stride_a;
-    const float *bi = b + i * stride_b;
-    float *ci = c + i * stride_c;
-    if (k == 0) {
-      // The product of empty operands is zero; BLAS implementations differ
-      // on whether they touch C at all then.
-      std::fill(ci, ci + m * n, 0.0f);
-    } else {
-      sgemm(kRowMajor, kNoTrans, trans_b ? kTrans : kNoTrans,
-            static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f,
-            ai, static_cast<int>(k), bi, static_cast<int>(trans_b ? k : n),
-            0.0f, ci, static_cast<int>(n));
+  Split rows(m, kTileRows), columns(n, kTileColumns);
+  int64_t tiles = rows.count * columns.count;
+  int64_t lda = k, ldb = trans_b ? k : n, ldc = n;
+  parallelFor(batch * tiles, 1, [&](int64_t begin, int64_t end) {
+    SingleThreadedBlas singleThreaded;
+    for (int64_t tile = begin; tile < end; ++tile) {
+      int64_t i = tile / tiles;
+      int64_t row = tile % tiles / columns.count * rows.step;
+      int64_t column = tile % columns.count * columns.step;
+      int64_t height = std::min(rows.step, m - row);
+      int64_t width = std::min(columns.step, n - column);
+      const float *ai = a + i * stride_a + row * lda;
+      const float *bi = b + i * stride_b + (trans_b ? column * ldb : column);
+      float *ci = c + i * stride_c + row * ldc + column;
+      if (k == 0) {
+        // The product of empty operands is zero; BLAS implementations
+        // differ on whether they touch C at all then.
+        for (int64_t r = 0; r < height; ++r)
+          std::fill_n(ci + r * ldc, width, 0.0f);
+      } else {
+        sgemm(kRowMajor, kNoTrans, trans_b ? kTrans : kNoTrans,
+              static_cast<int>(height), static_cast<int>(width),
+              static_cast<int>(k), 1.0f, ai, static_cast<int>(lda), bi,
+              static_cast<int>(ldb), 0.0f, ci, static_cast<int>(ldc));
+      }
+      if (needsEpilogue)
+        epilogueFor(height, width, ldc, bias ? bias + column : nullptr, ci);
     }
-    if (needsEpilogue)
-      epilogueFor(m, n, bias, ci);
-  }
+  });
 }

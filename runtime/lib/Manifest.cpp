@@ -6,6 +6,7 @@
 // its path (`entry_points[0].inputs[1].shape[2]`), never a crash later.
 // Unknown fields are ignored, so a newer compiler can add some.
 //===----------------------------------------------------------------------===//
+#include "Json.h"
 #include "ManifestParser.h"
 
 #include <cstdio>
@@ -163,6 +164,12 @@ std::vector<TensorDesc> ManifestParser::tensorList(const json &object,
           desc.maxValue > std::numeric_limits<int32_t>::max())
         bad(maxPath, "out of range for i32");
     }
+    if (const json *ignore = member(list[i], itemPath, "ignore_value", false)) {
+      std::string ignorePath = join(itemPath, "ignore_value");
+      if (desc.maxValue < 0)
+        bad(ignorePath, "ignore_value applies to inputs with a max_value only");
+      desc.ignoreValue = integer(*ignore, ignorePath);
+    }
     result.push_back(std::move(desc));
   }
   return result;
@@ -202,16 +209,7 @@ EntryPoint ManifestParser::entryPoint(const json &value,
 }
 
 Manifest ManifestParser::parse(std::string_view text) {
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::exception &error) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
-    std::string message = error.what();
-    if (size_t close = message.find("] "); close != std::string::npos)
-      message = message.substr(close + 2);
-    fail(TF_ERROR_FORMAT, where + ": manifest is not valid JSON: " + message);
-  }
+  json root = parseJson(text, where + ": manifest");
   object(root, "");
 
   Manifest manifest;

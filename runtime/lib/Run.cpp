@@ -23,17 +23,22 @@ std::string listNames(const std::vector<TensorDesc> &tensors) {
   return names;
 }
 
-/// Checks that every id is in [0, max_value].
+/// Checks that every id is in [0, max_value] or, for labels, the value the
+/// loss skips.
 template <typename T>
 void checkIds(const std::string &where, const TensorDesc &input, const T *ids) {
   for (int64_t i = 0; i < input.numel; ++i) {
-    if (ids[i] >= 0 && ids[i] <= input.maxValue)
+    if ((ids[i] >= 0 && ids[i] <= input.maxValue) ||
+        (input.ignoreValue && ids[i] == *input.ignoreValue))
       continue;
     fail(TF_ERROR_INVALID_ARGUMENT,
          where + "input '" + input.name + "': element " + std::to_string(i) +
              " (index " + indexString(input.shape, i) + ") is " +
              std::to_string(ids[i]) + ", outside [0, " +
-             std::to_string(input.maxValue) + "]");
+             std::to_string(input.maxValue) + "]" +
+             (input.ignoreValue ? " and not the ignored label " +
+                                      std::to_string(*input.ignoreValue)
+                                : ""));
   }
 }
 

@@ -7,6 +7,7 @@
 #ifndef TRANSFUSE_RUNTIME_LIB_RUNTIME_H
 #define TRANSFUSE_RUNTIME_LIB_RUNTIME_H
 
+#include "transfuse/printable.hpp"
 #include "transfuse/transfuse.h"
 #include "transfuse/transfuse.hpp"
 
@@ -31,8 +32,12 @@ namespace transfuse::rt {
 /// The public wrapper's error: a status and a one-line message.
 using transfuse::Error;
 
+using transfuse::printable;
+
+/// Throws the runtime's error; the message is made printable here, so no
+/// byte quoted from input reaches a terminal raw.
 [[noreturn]] inline void fail(tf_status status, const std::string &message) {
-  throw Error(status, message);
+  throw Error(status, printable(message));
 }
 
 /// `'path'`, the way every message names a file.
@@ -107,8 +112,7 @@ private:
 /// The whole file; TF_ERROR_IO naming the path and the reason on failure.
 Buffer readFile(const std::string &path);
 
-/// Writes `path` atomically: `path.tmp`, fsync, rename, fsync of the
-/// directory. The temporary is removed on failure.
+/// Writes `path` atomically with an OutputFile (transfuse/output.hpp).
 void writeFileAtomically(const std::string &path,
                          const std::vector<std::string_view> &pieces);
 
@@ -128,7 +132,9 @@ struct TensorDesc {
   int64_t numel = 1;
   size_t bytes = 0;
   int64_t maxValue = -1; // inputs: the largest valid id, -1 if none
-  InitRule init;         // parameters
+  /// Labels: the value the loss skips (ignore_index), valid besides ids.
+  std::optional<int64_t> ignoreValue;
+  InitRule init; // parameters
 };
 
 using EntryFn = int32_t (*)(void **);
@@ -231,6 +237,18 @@ Manifest parseManifest(std::string_view json, const std::string &where);
 //===----------------------------------------------------------------------===//
 // Artifacts (Artifact.cpp)
 //===----------------------------------------------------------------------===//
+
+/// What Artifact::open checks before it loads the code: the container
+/// (size, magic, version, section sizes, checksum), the manifest, and that
+/// the code is a shared object for this machine. Errors start with `where`.
+struct ArtifactContents {
+  std::string manifestJson;
+  Manifest manifest;
+  const uint8_t *code = nullptr; // inside the bytes checked
+  uint64_t codeSize = 0;
+};
+ArtifactContents checkArtifact(const uint8_t *bytes, uint64_t size,
+                               const std::string &where);
 
 class Artifact {
 public:

@@ -11,11 +11,10 @@
 // corrupted file (checkpoint or input) is an error naming the file and the
 // tensor, never a crash.
 //===----------------------------------------------------------------------===//
-#include "Runtime.h"
+#include "Json.h"
 
 #include <algorithm>
 #include <limits>
-#include <nlohmann/json.hpp>
 
 using json = nlohmann::json;
 
@@ -97,16 +96,9 @@ TensorFile TensorFile::read(const std::string &path) {
              ": the file has " + std::to_string(size - 8) +
              " bytes after it (truncated or not a " + "safetensors file)");
 
-  json header;
-  try {
-    const char *text = reinterpret_cast<const char *>(bytes + 8);
-    header = json::parse(text, text + headerSize);
-  } catch (const json::exception &error) {
-    std::string message = error.what();
-    if (size_t close = message.find("] "); close != std::string::npos)
-      message = message.substr(close + 2);
-    fail(TF_ERROR_FORMAT, where + ": the header is not valid JSON: " + message);
-  }
+  json header = parseJson(
+      std::string_view(reinterpret_cast<const char *>(bytes + 8), headerSize),
+      where + ": the header");
   if (!header.is_object())
     fail(TF_ERROR_FORMAT, where + ": the header is not a JSON object");
 

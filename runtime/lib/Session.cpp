@@ -11,11 +11,25 @@
 namespace transfuse::rt {
 namespace {
 
-std::vector<Buffer> allocate(const std::vector<TensorDesc> &tensors) {
+/// One buffer per tensor; running out of memory names the tensor, its size
+/// and what the session already holds.
+std::vector<Buffer> allocate(const std::vector<TensorDesc> &tensors,
+                             const char *kind) {
   std::vector<Buffer> buffers;
   buffers.reserve(tensors.size());
-  for (const TensorDesc &tensor : tensors)
-    buffers.emplace_back(tensor.bytes);
+  size_t held = 0;
+  for (const TensorDesc &tensor : tensors) {
+    try {
+      buffers.emplace_back(tensor.bytes);
+    } catch (const std::bad_alloc &) {
+      fail(TF_ERROR_EXECUTION,
+           std::string("out of memory allocating ") + kind + " '" +
+               tensor.name + "' " + shapeString(tensor.shape) + ": " +
+               std::to_string(tensor.bytes) + " bytes, after " +
+               std::to_string(held) + " bytes for the tensors before it");
+    }
+    held += tensor.bytes;
+  }
   return buffers;
 }
 
@@ -71,8 +85,8 @@ Session::Session(std::shared_ptr<const Artifact> artifact)
   ensureThreadsApplied();
   if (manifest().target == kCudaTarget)
     device_ = openCudaDevice(*artifact_);
-  parameters_ = allocate(manifest().parameters);
-  state_ = allocate(manifest().state);
+  parameters_ = allocate(manifest().parameters, "parameter");
+  state_ = allocate(manifest().state, "optimizer state");
   outputs_.resize(manifest().entryPoints.size());
 }
 
@@ -136,7 +150,7 @@ Buffer *Session::state(std::string_view name, const TensorDesc **desc) {
 Buffer &Session::output(size_t entry, size_t index) {
   std::vector<Buffer> &buffers = outputs_[entry];
   if (buffers.empty())
-    buffers = allocate(manifest().entryPoints[entry].outputs);
+    buffers = allocate(manifest().entryPoints[entry].outputs, "output");
   return buffers[index];
 }
 

@@ -1,9 +1,10 @@
 //===- Threads.cpp - The kernels' thread count ----------------------------===//
 //
 // One process-wide count, set through tf_set_num_threads (transfuse-run
-// --threads), that OpenBLAS and the runtime's own kernels share: both run on
-// libgomp's pool (Blas.cpp). It does not come from the environment; the
-// default is the number of CPUs the process may run on.
+// --threads), for the runtime's own kernels and the GEMM's tiles, all on
+// libgomp's pool (Blas.cpp); OpenBLAS itself runs single-threaded. It does not
+// come from the environment; the default is the number of CPUs the process may
+// run on.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
@@ -30,8 +31,11 @@ int32_t defaultThreads() {
 }
 
 void apply() {
+  // OpenBLAS runs single-threaded inside the GEMM's own tiles (Gemm.cpp).
+  // Its OpenMP build sets the caller's OpenMP count along with its own, so
+  // the runtime's count is set after it.
+  blas().setNumThreads(1);
   omp_set_num_threads(numThreads());
-  blas().setNumThreads(numThreads());
 }
 
 } // namespace

@@ -159,12 +159,12 @@ TEST_F(RuntimeDataGenerateTest, FilesAreWrittenAtomically) {
   std::string path = dir.file("out.tsv");
   writeFileAtomically(path, "1\ta\n");
   EXPECT_EQ(readBinary(path), "1\ta\n");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_EQ(dir.temporaries(), std::vector<std::string>{});
   std::string missing = dir.file("no/dir/out.tsv");
   Outcome outcome = thrown([&] { writeFileAtomically(missing, "x"); });
   EXPECT_EQ(outcome.status, TF_ERROR_IO);
   EXPECT_EQ(outcome.message,
-            "cannot write '" + missing + ".tmp': No such file or directory");
+            "cannot write '" + missing + "': No such file or directory");
 }
 
 } // namespace

@@ -103,7 +103,8 @@ TEST(RuntimeDataVocabularyTest, ParseErrors) {
       {"<pad>\n<unk>\nhello\n</s>",
        "w.txt: line 3 is 'hello', expected '<s>' (the reserved words come "
        "first)"},
-      {"<pad>\r\n<unk>", "w.txt: line 1 is '<pad>\r', expected '<pad>'"},
+      // The carriage return is quoted escaped, as every control byte is.
+      {"<pad>\r\n<unk>", "w.txt: line 1 is '<pad>\\x0d', expected '<pad>'"},
       {reserved + "a\n\nb", "w.txt: line 6 is empty"},
       {reserved + "a\n\n", "w.txt: line 6 is empty"},
       {reserved + "new york", "w.txt: line 5 ('new york') holds whitespace"},

@@ -2,6 +2,7 @@
 #include "RuntimeTesting.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace {
@@ -113,6 +114,42 @@ TEST(RuntimeGemm, BiasAndEachActivation) {
 TEST(RuntimeGemm, EmptyReductionGivesTheEpilogueOfZero) {
   check({2, 3, 4, 0, false, -1, -1, -1, true, 2});
   check({2, 3, 4, 0, true, -1, -1, -1, false, 0});
+}
+
+TEST(RuntimeGemm, OutputsOfSeveralTiles) {
+  // Rows and columns past one tile (256 x 1024) and not a multiple of the
+  // tile alignment: every tile, the ragged last ones included, gets its
+  // rows of A, its columns of B and of the bias.
+  for (bool transB : {false, true})
+    check({2, 300, 1100, 40, transB, -1, -1, 300 * 1100 + 5, true, 1});
+}
+
+TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
+  // OpenBLAS's own threading computes some elements with other kernels
+  // for other thread counts; the runtime's tiles must not.
+  const int64_t batch = 2, m = 600, n = 1100, k = 96;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(batch * m * k), b(batch * k * n), bias(n);
+  for (std::vector<float> *v : {&a, &b, &bias})
+    for (float &x : *v)
+      x = dist(rng);
+  for (bool transB : {false, true}) {
+    std::vector<float> single;
+    for (int32_t threads : {1, 2, 3}) {
+      ASSERT_EQ(tf_set_num_threads(threads), TF_OK);
+      std::vector<float> c(batch * m * n);
+      tfrt_gemm_f32(batch, m, n, k, a.data(), m * k, b.data(), k * n, transB,
+                    bias.data(), 2, c.data(), m * n);
+      if (threads == 1)
+        single = c;
+      else
+        EXPECT_EQ(
+            std::memcmp(c.data(), single.data(), c.size() * sizeof(float)), 0)
+            << threads << " threads, trans_b " << transB;
+    }
+  }
+  tf_set_num_threads(0);
 }
 
 TEST(RuntimeGemm, EmptyOutputsTouchNothing) {

@@ -216,6 +216,34 @@ TEST_F(RuntimeInitTest, ConstantRulesOnEveryDtype) {
   EXPECT_EQ(floats("scalar"), std::vector<float>{0.25f});
 }
 
+TEST_F(RuntimeInitTest, OutOfMemoryNamesTheTensor) {
+  // 2^52 floats: 16 PiB, more than any machine's address space holds.
+  json manifest = fakeManifest();
+  json huge = manifest["parameters"][0];
+  huge["name"] = "huge";
+  huge["shape"] = {int64_t(1) << 26, int64_t(1) << 26};
+  manifest["parameters"].push_back(huge);
+  ASSERT_EQ(open(writeTfm(manifest)).status, TF_OK);
+  Outcome created = outcome(tf_session_create(artifact, &session));
+  EXPECT_EQ(created.status, TF_ERROR_EXECUTION);
+  EXPECT_EQ(created.message,
+            "out of memory allocating parameter 'huge' [67108864, 67108864]: "
+            "18014398509481984 bytes, after 100 bytes for the tensors before "
+            "it");
+}
+
+TEST_F(RuntimeInitTest, MessagesQuoteInputPrintably) {
+  // A name with an escape sequence, a C1 control (U+009B, 8-bit CSI), a
+  // malformed byte and well-formed UTF-8, as a caller or a file may give.
+  openSession();
+  tf_tensor view;
+  Outcome missing = outcome(tf_session_parameter(
+      session, "a\x1b[31m\xc2\x9b\xff\xc3\xa9\x7f", &view));
+  EXPECT_EQ(missing.status, TF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(missing.message, "model 'fake' has no parameter "
+                             "'a\\x1b[31m\\xc2\\x9b\\xff\xc3\xa9\\x7f'");
+}
+
 TEST_F(RuntimeInitTest, ParametersStartAtZero) {
   openSession();
   EXPECT_EQ(floats("w"), std::vector<float>(12, 0.0f));

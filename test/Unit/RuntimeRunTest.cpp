@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace transfuse::test;
 using json = nlohmann::json;
@@ -304,6 +305,27 @@ TEST(RuntimeCppApi, WrapsTheCApi) {
   }
   EXPECT_THROW(transfuse::Artifact::open(dir.file("absent.tfm")),
                transfuse::Error);
+}
+
+TEST(TensorFirstNonFinite, FindsNaNAndInfinitiesInFloatTensors) {
+  std::vector<float> finite = {1.0f, -2.0f, 3.0e38f, 0.0f};
+  tf_tensor view = named("w", TF_F32, {2, 2}, finite).tensor;
+  EXPECT_EQ(tf_tensor_first_nonfinite(&view), -1);
+  finite[2] = std::numeric_limits<float>::infinity();
+  finite[3] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(tf_tensor_first_nonfinite(&view), 2);
+
+  std::vector<double> doubles = {0.0, -std::numeric_limits<double>::infinity()};
+  view = named("d", TF_F64, {2}, doubles).tensor;
+  EXPECT_EQ(tf_tensor_first_nonfinite(&view), 1);
+
+  // Integers are always finite; a null or malformed tensor has nothing.
+  std::vector<int64_t> ids = {1, 2};
+  view = named("ids", TF_I64, {2}, ids).tensor;
+  EXPECT_EQ(tf_tensor_first_nonfinite(&view), -1);
+  EXPECT_EQ(tf_tensor_first_nonfinite(nullptr), -1);
+  view.rank = -1;
+  EXPECT_EQ(tf_tensor_first_nonfinite(&view), -1);
 }
 
 } // namespace

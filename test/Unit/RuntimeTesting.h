@@ -31,6 +31,16 @@ public:
   }
   std::string file(const std::string &name) const { return path_ + "/" + name; }
   const std::string &path() const { return path_; }
+  /// The files in it whose names end in ".tmp": none once a write is over,
+  /// whether it succeeded or not.
+  std::vector<std::string> temporaries() const {
+    std::vector<std::string> names;
+    for (const auto &entry :
+         std::filesystem::recursive_directory_iterator(path_))
+      if (entry.path().extension() == ".tmp")
+        names.push_back(entry.path().string());
+    return names;
+  }
 
 private:
   std::string path_;

@@ -118,7 +118,7 @@ TEST_F(RuntimeTrainCheckpointTest, RoundTripsBitForBit) {
   trainSteps(session, manifest, 3);
   std::string path = dir.file("ckpt.safetensors");
   ASSERT_EQ(save(session, path, {{"data_position", "0 12"}}).status, TF_OK);
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_EQ(dir.temporaries(), std::vector<std::string>{});
 
   tf_session *other = newSession();
   tf_tensor_file *file = nullptr;
@@ -302,6 +302,18 @@ TEST_F(RuntimeTrainCheckpointTest, BadStep) {
       [](std::map<std::string, Stored> &, json &meta) { meta["step"] = "-1"; });
   expectRefused(bad, TF_ERROR_FORMAT,
                 "bad.safetensors': metadata 'step' is '-1', not a step count");
+}
+
+TEST_F(RuntimeTrainCheckpointTest, StepOverTheLimit) {
+  // One past TF_MAX_STEP, and the largest int64, whose next step overflows.
+  for (std::string step : {"9007199254740993", "9223372036854775807"}) {
+    std::string bad = edited([&](std::map<std::string, Stored> &, json &meta) {
+      meta["step"] = step;
+    });
+    expectRefused(bad, TF_ERROR_FORMAT,
+                  "bad.safetensors': metadata 'step' is " + step +
+                      ", over the limit of 9007199254740992 steps");
+  }
 }
 
 TEST_F(RuntimeTrainCheckpointTest, NewerFormat) {

@@ -35,7 +35,9 @@ class TensorInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
                 ("rank", ctypes.c_int32), ("shape", ctypes.c_int64 * MAX_RANK),
                 ("max_value", ctypes.c_int64), ("init", ctypes.c_int),
-                ("init_a", ctypes.c_double), ("init_b", ctypes.c_double)]
+                ("init_a", ctypes.c_double), ("init_b", ctypes.c_double),
+                ("has_ignore_value", ctypes.c_int32),
+                ("ignore_value", ctypes.c_int64)]
 
     def describe(self):
         """(name, numpy dtype, shape, max_value): what a test needs of it."""

@@ -234,7 +234,9 @@ class Task:
         self.dims = dims
         self.device = device
         self.loss_kind, self.ignore_index, self.smoothing = loss
-        # Labels with a max_value accept the ignored value only inside it.
+        # Only labels whose range holds the ignored value get some ignored:
+        # a narrower rule than the runtime's, which also accepts the
+        # manifest's ignore_value.
         self.can_ignore = {
             name: limit < 0 or 0 <= self.ignore_index <= limit
             for name, limit in label_limits.items()}

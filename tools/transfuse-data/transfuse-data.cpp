@@ -12,8 +12,11 @@
 // Links only the runtime (transfuse_runtime), never the compiler.
 //===----------------------------------------------------------------------===//
 #include "transfuse/data.hpp"
+#include "transfuse/output.hpp"
+#include "transfuse/printable.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +39,14 @@ const char *const kUsage =
     "per line, `source ids<TAB>target ids`, the target the source copied or\n"
     "reversed; lengths in [min, max] (default 1 and 10), ids in [4, V)\n"
     "(default V = 16; ids 0-3 are <pad>, <unk>, BOS and EOS).\n"
-    "sentiment: `label<TAB>sentence`, 1 positive, 0 negative.\n";
+    "sentiment: `label<TAB>sentence`, 1 positive, 0 negative.\n"
+    "N is at most 10000000, and N * max at most 100000000.\n";
+
+/// The file is made in memory, then written: the limits keep it to about a
+/// gigabyte (a sentiment example is some 60 bytes; copy and reverse write a
+/// token and its copy in some 6).
+constexpr uint64_t kMaxCount = 10'000'000;
+constexpr uint64_t kMaxTokens = 100'000'000;
 
 struct UsageError {
   std::string message;
@@ -63,13 +73,17 @@ uint64_t parseUnsigned(const std::string &flag, const std::string &text,
     throw UsageError{flag + ": '" + text + "' is not a non-negative integer"};
   errno = 0;
   unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE || value > max)
+  if (errno == ERANGE)
     throw UsageError{flag + ": " + text + " is out of range"};
+  if (value > max)
+    throw UsageError{flag + ": " + text + " is over the limit of " +
+                     std::to_string(max)};
   return value;
 }
 
-int64_t parseCount(const std::string &flag, const std::string &text) {
-  return static_cast<int64_t>(parseUnsigned(flag, text, INT64_MAX));
+int64_t parseCount(const std::string &flag, const std::string &text,
+                   uint64_t max) {
+  return static_cast<int64_t>(parseUnsigned(flag, text, max));
 }
 
 Options parseOptions(int argc, char **argv) {
@@ -122,33 +136,44 @@ Options parseOptions(int argc, char **argv) {
     if (flag == "--out")
       options.out = value;
     else if (flag == "--count")
-      generate.count = parseCount(flag, value);
+      generate.count = parseCount(flag, value, kMaxCount);
     else if (flag == "--seed")
       generate.seed = parseUnsigned(flag, value, UINT64_MAX);
     else if (options.task == GeneratedTask::Sentiment)
       throw UsageError{flag + " is an option of the copy and reverse tasks"};
     else if (flag == "--min-length")
-      generate.minLength = parseCount(flag, value);
+      generate.minLength = parseCount(flag, value, kMaxTokens);
     else if (flag == "--max-length")
-      generate.maxLength = parseCount(flag, value);
+      generate.maxLength = parseCount(flag, value, kMaxTokens);
     else
-      generate.vocabularySize = parseCount(flag, value);
+      generate.vocabularySize = parseCount(flag, value, INT64_MAX);
   }
   if (!values.count("--count"))
     throw UsageError{"generate: no --count given"};
   if (options.out.empty())
     throw UsageError{"generate: no --out file given"};
+  // Both at most 10^8 here: the product does not overflow.
+  if (options.task != GeneratedTask::Sentiment &&
+      static_cast<uint64_t>(generate.count) * generate.maxLength > kMaxTokens)
+    throw UsageError{
+        "generate: " + std::to_string(generate.count) + " sequences of up to " +
+        std::to_string(generate.maxLength) + " tokens are over the limit of " +
+        std::to_string(kMaxTokens) + " tokens"};
   return options;
 }
 
 [[noreturn]] void die(const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+  // One line without control bytes, whatever the message quotes.
+  std::fprintf(stderr, "error: %s\n", transfuse::printable(message).c_str());
   std::exit(1);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  // A file over RLIMIT_FSIZE (`ulimit -f`) is an error to report, like a
+  // full disk, not the end of the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options options;
   try {
     options = parseOptions(argc, argv);
@@ -156,11 +181,12 @@ int main(int argc, char **argv) {
     die(error.message);
   }
   try {
+    transfuse::checkOutput({"--out", options.out}, {});
     transfuse::data::writeFileAtomically(
         options.out,
         transfuse::data::generateTask(options.task, options.generate));
   } catch (const std::exception &error) {
-    // transfuse::Error, or std::bad_alloc for too large a --count.
+    // transfuse::Error, or std::bad_alloc if memory runs out even so.
     die(error.what());
   }
   return 0;

@@ -14,9 +14,12 @@
 // Links only the runtime (transfuse_runtime), never the compiler.
 //===----------------------------------------------------------------------===//
 #include "TextMode.h"
+#include "transfuse/output.hpp"
+#include "transfuse/printable.hpp"
 #include "transfuse/transfuse.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -28,16 +31,21 @@ const char *const kUsage =
     "usage: transfuse-run MODEL.tfm [--weights W.safetensors | --seed N]\n"
     "                     [--inputs IN.safetensors] --outputs "
     "OUT.safetensors\n"
-    "                     [--entry NAME] [--threads N]\n"
+    "                     [--entry NAME] [--threads N] [--refuse-nonfinite]\n"
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --text TEXT\n"
     "                     [--max-new-tokens N]\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
     "its outputs to OUT. Parameters come from W, or are initialised from the\n"
-    "seed N (default 0) when no weights are given. Inputs are bound by name.\n"
+    "seed N (default 0) when no weights are given; a parameter of W holding\n"
+    "NaN or infinity is a warning, or with --refuse-nonfinite an error.\n"
+    "Inputs are bound by name.\n"
     "With --text, tokenises TEXT (bytes, or the vocabulary in W's metadata)\n"
     "and prints the predicted class and its probabilities, or continues the\n"
-    "text greedily for N tokens (default 64).\n";
+    "text greedily for N tokens (default 64, at most 1048576).\n";
+
+/// Each new token is a forward pass: a million take long already.
+constexpr uint64_t kMaxNewTokens = 1 << 20;
 
 struct UsageError {
   std::string message;
@@ -48,6 +56,7 @@ struct Options {
   std::optional<std::string> weights, inputs, outputs;
   std::optional<uint64_t> seed;
   std::optional<int32_t> threads;
+  bool refuseNonFinite = false;
   std::string entry = "forward";
   std::optional<std::string> text;
   int64_t maxNewTokens = 64;
@@ -59,8 +68,11 @@ uint64_t parseUnsigned(const std::string &flag, const std::string &text,
     throw UsageError{flag + ": '" + text + "' is not a non-negative integer"};
   errno = 0;
   unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE || value > max)
+  if (errno == ERANGE)
     throw UsageError{flag + ": " + text + " is out of range"};
+  if (value > max)
+    throw UsageError{flag + ": " + text + " is over the limit of " +
+                     std::to_string(max)};
   return value;
 }
 
@@ -99,6 +111,8 @@ Options parseOptions(int argc, char **argv) {
     };
     if (flag == "--weights")
       options.weights = takeValue();
+    else if (flag == "--refuse-nonfinite" && !inlineValue)
+      options.refuseNonFinite = true;
     else if (flag == "--inputs")
       options.inputs = takeValue();
     else if (flag == "--outputs")
@@ -109,7 +123,7 @@ Options parseOptions(int argc, char **argv) {
       options.text = takeValue();
     else if (flag == "--max-new-tokens")
       options.maxNewTokens =
-          static_cast<int64_t>(parseUnsigned(flag, takeValue(), 1 << 20));
+          static_cast<int64_t>(parseUnsigned(flag, takeValue(), kMaxNewTokens));
     else if (flag == "--seed")
       options.seed = parseUnsigned(flag, takeValue(), UINT64_MAX);
     else if (flag == "--threads") {
@@ -129,21 +143,45 @@ Options parseOptions(int argc, char **argv) {
   if (options.weights && options.seed)
     throw UsageError{"--weights and --seed exclude each other: the seed "
                      "only initialises parameters that are not loaded"};
+  if (options.refuseNonFinite && !options.weights)
+    throw UsageError{"--refuse-nonfinite checks --weights, and none are given"};
   return options;
 }
 
-[[noreturn]] void die(std::string message) {
-  // One line, whatever the message holds.
-  for (char &c : message)
-    if (c == '\n' || c == '\r')
-      c = ' ';
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+/// Loaded weights holding NaN or an infinity (a run that diverged, a faulty
+/// conversion) would make every output NaN with no hint of the cause: each
+/// such parameter is named, as a warning or, with --refuse-nonfinite, as
+/// the error.
+void checkFiniteWeights(const transfuse::Artifact &artifact,
+                        transfuse::Session &session, const std::string &path,
+                        bool refuse) {
+  for (const tf_tensor_info &info : artifact.parameters()) {
+    tf_tensor view = session.parameter(info.name);
+    int64_t first = tf_tensor_first_nonfinite(&view);
+    if (first < 0)
+      continue;
+    std::string message = "'" + path + "': parameter '" + info.name +
+                          "' holds NaN or infinity (first at element " +
+                          std::to_string(first) + ")";
+    if (refuse)
+      throw std::runtime_error(message + "; --refuse-nonfinite");
+    std::fprintf(stderr, "warning: %s\n",
+                 transfuse::printable(message).c_str());
+  }
+}
+
+[[noreturn]] void die(const std::string &message) {
+  // One line without control bytes, whatever the message quotes.
+  std::fprintf(stderr, "error: %s\n", transfuse::printable(message).c_str());
   std::exit(1);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  // A file over RLIMIT_FSIZE (`ulimit -f`) is an error to report, like a
+  // full disk, not the end of the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options options;
   try {
     options = parseOptions(argc, argv);
@@ -152,14 +190,25 @@ int main(int argc, char **argv) {
   }
 
   try {
+    if (options.outputs) {
+      std::vector<transfuse::FileArgument> inputs = {
+          {"the model", options.model}};
+      if (options.weights)
+        inputs.push_back({"--weights", *options.weights});
+      if (options.inputs)
+        inputs.push_back({"--inputs", *options.inputs});
+      transfuse::checkOutput({"--outputs", *options.outputs}, inputs);
+    }
     if (options.threads)
       transfuse::setNumThreads(*options.threads);
     transfuse::Artifact artifact = transfuse::Artifact::open(options.model);
     artifact.findEntryPoint(options.entry);
     transfuse::Session session(artifact);
-    if (options.weights)
+    if (options.weights) {
       session.loadParameters(*options.weights);
-    else
+      checkFiniteWeights(artifact, session, *options.weights,
+                         options.refuseNonFinite);
+    } else
       session.initParameters(options.seed.value_or(0));
 
     if (options.text) {

@@ -1,5 +1,4 @@
-//===- Checkpoints.h - What transfuse-train adds to a checkpoint -*- C++
-//-*-===//
+//===- Checkpoints.h - What transfuse-train adds to a checkpoint *- C++ -*-===//
 #ifndef TRANSFUSE_TOOLS_TRANSFUSE_TRAIN_CHECKPOINTS_H
 #define TRANSFUSE_TOOLS_TRANSFUSE_TRAIN_CHECKPOINTS_H
 
@@ -22,9 +21,11 @@ struct DataState {
 };
 
 std::map<std::string, std::string> toMetadata(const DataState &state);
-/// Reads a checkpoint's DataState; throws std::runtime_error naming the
-/// file and the entry if one is missing or malformed.
-DataState fromMetadata(const TensorFile &checkpoint, const std::string &path);
+/// Reads the DataState of a checkpoint at `step` (the runtime's, checked);
+/// throws std::runtime_error naming the file and the entry if one is
+/// missing, malformed, or out of what a run of `step` steps could write.
+DataState fromMetadata(const TensorFile &checkpoint, const std::string &path,
+                       int64_t step);
 
 } // namespace transfuse::train
 

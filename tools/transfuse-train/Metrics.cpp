@@ -5,12 +5,9 @@
 //===----------------------------------------------------------------------===//
 #include "Metrics.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 namespace transfuse::train {
 namespace {
@@ -28,13 +25,8 @@ double shortest(float value) {
 } // namespace
 
 MetricsLog::MetricsLog(const std::string &path) : path_(path) {
-  file_ = std::fopen(path.c_str(), "a");
-  if (!file_)
-    throw std::runtime_error("cannot write '" + path +
-                             "': " + std::strerror(errno));
+  file_.emplace(path, OutputFile::Mode::Append);
 }
-
-MetricsLog::~MetricsLog() { std::fclose(file_); }
 
 void MetricsLog::step(const tf_train_result &result, double tokensPerSecond,
                       double elapsedSeconds) {
@@ -60,9 +52,18 @@ void MetricsLog::eval(int64_t step, const EvalResult &result) {
 }
 
 void MetricsLog::write(const std::string &line) {
-  if (std::fprintf(file_, "%s\n", line.c_str()) < 0 || std::fflush(file_))
-    throw std::runtime_error("cannot write '" + path_ +
-                             "': " + std::strerror(errno));
+  // After a commit the next lines go to a fresh copy: the committed file
+  // stays whole.
+  if (!file_)
+    file_.emplace(path_, OutputFile::Mode::Append);
+  file_->write(line + "\n");
+}
+
+void MetricsLog::commit() {
+  if (!file_)
+    return;
+  file_->commit();
+  file_.reset();
 }
 
 } // namespace transfuse::train

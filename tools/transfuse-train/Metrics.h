@@ -4,30 +4,35 @@
 
 #include "Evaluate.h"
 
-#include <cstdio>
+#include "transfuse/output.hpp"
+
+#include <optional>
 #include <string>
 
 namespace transfuse::train {
 
-/// One JSON object per line, flushed as it is written, so a crash loses
-/// nothing logged before it. A resumed run appends to the same file.
+/// One JSON object per line. The lines go to a temporary copy of the log,
+/// which replaces it at every commit() (with every checkpoint, and at the
+/// end): the log says as much as the checkpoint, so a resumed run appends
+/// after the checkpoint's step, and a failed or interrupted run leaves the
+/// log as it was at the last commit.
 class MetricsLog {
 public:
-  /// Opens `path` for appending; throws std::runtime_error if it cannot.
+  /// Copies `path`, if it exists, to add to it; throws transfuse::Error if
+  /// it cannot.
   explicit MetricsLog(const std::string &path);
-  MetricsLog(const MetricsLog &) = delete;
-  MetricsLog &operator=(const MetricsLog &) = delete;
-  ~MetricsLog();
 
   void step(const tf_train_result &result, double tokensPerSecond,
             double elapsedSeconds);
   void eval(int64_t step, const EvalResult &result);
+  /// Puts the lines written so far in place of the log.
+  void commit();
 
 private:
   void write(const std::string &line);
 
   std::string path_;
-  std::FILE *file_ = nullptr;
+  std::optional<OutputFile> file_;
 };
 
 } // namespace transfuse::train

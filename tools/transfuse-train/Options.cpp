@@ -52,10 +52,15 @@ const char *const kUsage =
     "                       model's training seed, or the checkpoint's)\n"
     "  --threads N          threads of the kernels (default: all CPUs)\n"
     "  --sample N           language models: generate N tokens at the end\n"
+    "                       (at most 1048576)\n"
     "  --temperature T      sample at temperature T (default 0: greedy)\n"
     "  --prompt TEXT        start the sample from TEXT (default: the start\n"
     "                       of the first training example)\n"
     "  --quiet              print errors only (and the sample)\n";
+
+/// A sample is generated one forward pass per token: a million takes long
+/// already, and more would only exhaust memory.
+constexpr uint64_t kMaxSampleTokens = 1 << 20;
 
 uint64_t parseUnsigned(const std::string &flag, const std::string &text,
                        uint64_t max) {
@@ -63,13 +68,17 @@ uint64_t parseUnsigned(const std::string &flag, const std::string &text,
     throw UsageError{flag + ": '" + text + "' is not a non-negative integer"};
   errno = 0;
   unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno == ERANGE || value > max)
+  if (errno == ERANGE)
     throw UsageError{flag + ": " + text + " is out of range"};
+  if (value > max)
+    throw UsageError{flag + ": " + text + " is over the limit of " +
+                     std::to_string(max)};
   return value;
 }
 
-int64_t parsePositive(const std::string &flag, const std::string &text) {
-  int64_t value = static_cast<int64_t>(parseUnsigned(flag, text, INT64_MAX));
+int64_t parsePositive(const std::string &flag, const std::string &text,
+                      uint64_t max = INT64_MAX) {
+  int64_t value = static_cast<int64_t>(parseUnsigned(flag, text, max));
   if (value == 0)
     throw UsageError{flag + ": must be at least 1"};
   return value;
@@ -93,7 +102,9 @@ Options parseOptions(int argc, char **argv) {
   const std::map<std::string, Handler> flags = {
       {"--data", [&](auto &, auto &v) { options.data = v; }},
       {"--steps",
-       [&](auto &f, auto &v) { options.steps = parsePositive(f, v); }},
+       [&](auto &f, auto &v) {
+         options.steps = parsePositive(f, v, TF_MAX_STEP);
+       }},
       {"--eval-every",
        [&](auto &f, auto &v) { options.evalEvery = parsePositive(f, v); }},
       {"--save-every",
@@ -137,7 +148,9 @@ Options parseOptions(int argc, char **argv) {
          options.seed = parseUnsigned(f, v, UINT64_MAX);
        }},
       {"--sample",
-       [&](auto &f, auto &v) { options.sample = parsePositive(f, v); }},
+       [&](auto &f, auto &v) {
+         options.sample = parsePositive(f, v, kMaxSampleTokens);
+       }},
       {"--temperature",
        [&](auto &f, auto &v) {
          char *end = nullptr;

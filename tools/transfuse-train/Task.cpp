@@ -127,8 +127,10 @@ TaskInfo inferTask(const Artifact &artifact, const std::string &path) {
     throw std::runtime_error(where + "labels '" + task.labels + "' are " +
                              tf_dtype_name(labels.dtype) +
                              ": transfuse-train feeds i64 ids");
-  if (labels.max_value >= 0 &&
-      (task.ignoreIndex < 0 || task.ignoreIndex > labels.max_value))
+  bool ignoredValueValid =
+      (labels.has_ignore_value && labels.ignore_value == task.ignoreIndex) ||
+      (task.ignoreIndex >= 0 && task.ignoreIndex <= labels.max_value);
+  if (labels.max_value >= 0 && !ignoredValueValid)
     throw std::runtime_error(
         where + "labels '" + task.labels + "' must lie in [0, " +
         std::to_string(labels.max_value) + "], so the ignore index " +

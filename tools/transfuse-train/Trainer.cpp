@@ -1,7 +1,8 @@
 //===- Trainer.cpp - A training run from start to end ---------------------===//
 //
 // Everything that can be checked is checked before the first step: the
-// model, the data, the checkpoint to resume and what it says about the data.
+// outputs (before anything else), the model, the data, the checkpoint to
+// resume and what it says about the data.
 // From then on a run is a pure function of the parameters, the optimizer
 // state, the step and the batcher's position, which is exactly what a
 // checkpoint holds, so a resumed run continues bit for bit.
@@ -103,7 +104,7 @@ void Trainer::loadData() {
     // model or artifact is told as such, not by its data.
     resumed_ = TensorFile::read(*options_.resume);
     session_.loadCheckpoint(*resumed_);
-    state_ = fromMetadata(*resumed_, *options_.resume);
+    state_ = fromMetadata(*resumed_, *options_.resume, session_.step());
     if (options_.seed && *options_.seed != state_.seed)
       throw std::runtime_error(
           "--seed " + std::to_string(*options_.seed) +
@@ -189,6 +190,8 @@ void Trainer::save(int64_t step) {
   state_.position = batcher_->position();
   session_.saveCheckpoint(*options_.save, toMetadata(state_));
   savedStep_ = step;
+  if (log_)
+    log_->commit();
 }
 
 void Trainer::evaluate(int64_t step) {
@@ -281,6 +284,9 @@ void Trainer::run() {
                  progress_->elapsedSeconds());
     if (!std::isfinite(result.loss) || !std::isfinite(result.grad_norm)) {
       progress_->finish();
+      // The log keeps the step that stopped the run.
+      if (log_)
+        log_->commit();
       stopOnNonFinite(result);
     }
     if (options_.saveEvery && step % options_.saveEvery == 0)
@@ -293,6 +299,8 @@ void Trainer::run() {
     save(session_.step());
   if (evaluatedStep_ != session_.step())
     evaluate(session_.step());
+  if (log_)
+    log_->commit();
   if (options_.save)
     progress_->note("saved '" + *options_.save + "' at step " +
                     std::to_string(session_.step()));
@@ -311,8 +319,27 @@ void Trainer::run() {
   }
 }
 
+/// Refuses, before any work, an output that cannot be written or would
+/// overwrite an input. Saving over the checkpoint resumed from is how a run
+/// goes on, and safe: it is read whole first.
+void checkOutputs(const Options &options) {
+  std::vector<FileArgument> inputs = {{"the model", options.model},
+                                      {"--data", options.data}};
+  if (options.save)
+    checkOutput({"--save", *options.save}, inputs);
+  if (options.resume)
+    inputs.push_back({"--resume", *options.resume});
+  if (options.save)
+    inputs.push_back({"--save", *options.save});
+  if (options.log)
+    checkOutput({"--log", *options.log}, inputs);
+}
+
 } // namespace
 
-void run(const Options &options) { Trainer(options).run(); }
+void run(const Options &options) {
+  checkOutputs(options);
+  Trainer(options).run();
+}
 
 } // namespace transfuse::train

@@ -13,19 +13,18 @@
 //===----------------------------------------------------------------------===//
 #include "Options.h"
 #include "Trainer.h"
+#include "transfuse/printable.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
 namespace {
 
-[[noreturn]] void die(std::string message) {
-  // One line, whatever the message holds.
-  for (char &c : message)
-    if (c == '\n' || c == '\r')
-      c = ' ';
+[[noreturn]] void die(const std::string &message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+  // One line without control bytes, whatever the message quotes.
+  std::fprintf(stderr, "error: %s\n", transfuse::printable(message).c_str());
   std::exit(1);
 }
 
@@ -33,6 +32,9 @@ namespace {
 
 int main(int argc, char **argv) {
   using namespace transfuse::train;
+  // A file over RLIMIT_FSIZE (`ulimit -f`) is an error to report, like a
+  // full disk, not the end of the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   Options options;
   try {
     options = parseOptions(argc, argv);

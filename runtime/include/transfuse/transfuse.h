@@ -37,6 +37,9 @@ extern "C" {
 #define TF_FORMAT_VERSION 1
 /* The largest tensor rank the API describes. */
 #define TF_MAX_RANK 8
+/* The largest step count a checkpoint holds: 2^53, which every reader of
+   the JSON-lines metrics log holds exactly, and far from overflowing. */
+#define TF_MAX_STEP (INT64_C(1) << 53)
 
 typedef enum tf_status {
   TF_OK = 0,
@@ -95,6 +98,10 @@ typedef struct tf_tensor_info {
   /* Parameters: the initialisation rule (zeros for inputs and outputs). */
   tf_init_kind init;
   double init_a, init_b;
+  /* Labels: 1 and the value the loss skips (its ignore_index), which is
+     valid besides [0, max_value]; 0 and 0 otherwise. */
+  int32_t has_ignore_value;
+  int64_t ignore_value;
 } tf_tensor_info;
 
 /* A key and its value, both text: the settings of an optimizer or a
@@ -151,6 +158,10 @@ TF_API const char *tf_dtype_name(tf_dtype dtype);
 TF_API size_t tf_dtype_size(tf_dtype dtype);
 /* Elements of a tensor (the product of its shape; 1 for rank 0). */
 TF_API int64_t tf_tensor_numel(const tf_tensor *tensor);
+/* The flat index of the first NaN or infinity of an f32 or f64 tensor; -1
+   when it has none, is of another dtype, or is NULL or malformed. For
+   checking weights a model is about to use. */
+TF_API int64_t tf_tensor_first_nonfinite(const tf_tensor *tensor);
 TF_API const char *tf_runtime_version(void);
 /* The target this runtime runs ("cpu"). */
 TF_API const char *tf_runtime_target(void);
