@@ -11,12 +11,14 @@ PACKAGES := cmake ninja-build g++ libgtest-dev \
 	liblld-22-dev=$(LLVM_VERSION) zlib1g-dev libzstd-dev \
 	protobuf-compiler=$(PROTOBUF_VERSION) libprotobuf-dev=$(PROTOBUF_VERSION) \
 	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy \
-	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev python3-venv
+	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev python3-venv \
+	clang-22=$(LLVM_VERSION) libclang-rt-22-dev=$(LLVM_VERSION) \
+	valgrind=1:3.19.0-1
 BUILD := build
 JOBS ?= $(shell nproc)
 TRANSFUSE_CUDA ?= ON
 
-.PHONY: deps build demo test gpu-check-prep
+.PHONY: deps build demo test gpu-check-prep fuzz fuzz-build sanitize
 deps:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
@@ -46,8 +48,48 @@ demo: deps build
 	  --data $(BUILD)/licences.txt --steps $(DEMO_STEPS) --eval-every 100 \
 	  --save $(BUILD)/char_lm.ckpt --sample 300 --temperature 0.8
 
-test: deps build
+# The tests, then every fuzz target for TEST_FUZZ_SECONDS (see fuzz below).
+test: deps build fuzz-build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	test/fuzz/run-fuzzers.sh $(FUZZ_BUILD) $(TEST_FUZZ_SECONDS) $(FUZZ_JOBS)
+
+# Fuzzing (docs/fuzzing.md): the libFuzzer targets of test/fuzz, built with
+# clang, ASan and UBSan in build-fuzz, each run for FUZZ_SECONDS from its
+# seeds and regression inputs, FUZZ_JOBS at a time; any finding fails.
+FUZZ_BUILD := build-fuzz
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 40
+FUZZ_JOBS ?= $(JOBS)
+fuzz-build:
+	cmake -G Ninja -S . -B $(FUZZ_BUILD) -DTRANSFUSE_FUZZ=ON \
+	  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DCMAKE_C_COMPILER=clang-22
+	ninja -C $(FUZZ_BUILD) -j $(JOBS)
+
+fuzz: deps fuzz-build
+	test/fuzz/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+# The unit tests and the tools' and end-to-end lit tests built with GCC's
+# ASan and UBSan in build-asan (docs/fuzzing.md): a full build of its own,
+# well over half an hour on two cores, so not part of `make test`. The C++
+# is instrumented, not the C of the tests' fake model, whose size a test
+# counts on. A test of running out of memory needs malloc to fail rather
+# than ASan to stop. Python loads the runtime in some lit tests, so there
+# the ASan runtime is preloaded, and leaks (Python's own) are not reported.
+SANITIZE_BUILD := build-asan
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+sanitize: deps
+	cmake -G Ninja -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release \
+	  -DTRANSFUSE_CUDA=OFF -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
+	  -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)"
+	ninja -C $(SANITIZE_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=allocator_may_return_null=1 ctest --test-dir $(SANITIZE_BUILD) \
+	  --output-on-failure -j $(JOBS) -E '^lit$$'
+	LD_PRELOAD=$$(gcc -print-file-name=libasan.so) \
+	  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+	  /usr/lib/llvm-22/bin/lit -sv \
+	  $(SANITIZE_BUILD)/test/Tools $(SANITIZE_BUILD)/test/e2e
 
 # What the GPU check (docs/gpu-check.md, tools/gpu-check.sh) needs on a GPU
 # machine without MLIR, made here: the seed models' CUDA artifacts, the CPU
