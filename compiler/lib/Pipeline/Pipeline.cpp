@@ -63,13 +63,14 @@ static constexpr int kMaxFuseRounds = 4;
 /// runtime's GEMM.
 static constexpr llvm::StringLiteral kPlanPipeline =
     "nn-externalize-parameters, convert-nn-to-linalg, canonicalize, "
-    "nn-fuse-elementwise-loops, canonicalize, cse, eliminate-empty-tensors, "
+    "nn-fuse-elementwise-loops, canonicalize, cse, nn-unshare-init-tensors, "
+    "eliminate-empty-tensors, "
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
     "nn-matmul-to-runtime-call, nn-parallelize-loops, canonicalize, "
-    "buffer-deallocation-pipeline, nn-dealloc-after-last-use";
+    "nn-buffer-deallocation, nn-dealloc-after-last-use";
 
 /// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that
@@ -99,14 +100,14 @@ static constexpr llvm::StringLiteral kCUDAPlanPipeline =
     "convert-nn-to-linalg{keep-kernel-ops}, nn-scalars-to-tensors, "
     "canonicalize, nn-fuse-elementwise-loops, canonicalize, cse, "
     "nn-split-reductions, "
-    "canonicalize, eliminate-empty-tensors, "
+    "canonicalize, nn-unshare-init-tensors, eliminate-empty-tensors, "
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, "
     "nn-attention-to-runtime-call{target=cuda}, "
     "nn-matmul-to-runtime-call{target=cuda}, nn-kernel-ops-to-runtime-call, "
-    "canonicalize, buffer-deallocation-pipeline, nn-dealloc-after-last-use, "
+    "canonicalize, nn-buffer-deallocation, nn-dealloc-after-last-use, "
     "nn-plan-device-memory";
 
 /// Every loop nest becomes a GPU kernel: one thread per iteration of its

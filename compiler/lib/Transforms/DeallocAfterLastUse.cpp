@@ -67,10 +67,16 @@ struct DeallocAfterLastUsePass
       if (alloc && alloc->getBlock() == dealloc->getBlock())
         deallocs.push_back(dealloc);
     });
+    // Every destination is found before anything moves: a move invalidates
+    // the block's op order, and recomputing it for each query would make
+    // the pass quadratic in the length of a deep model's function.
+    SmallVector<std::pair<memref::DeallocOp, Operation *>> moves;
     for (memref::DeallocOp dealloc : deallocs)
       if (Operation *last = lastUser(dealloc.getMemref(), dealloc);
           last && last->isBeforeInBlock(dealloc))
-        dealloc->moveAfter(last);
+        moves.emplace_back(dealloc, last);
+    for (auto [dealloc, last] : moves)
+      dealloc->moveAfter(last);
   }
 };
 

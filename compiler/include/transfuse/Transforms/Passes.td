@@ -408,6 +408,38 @@ def OutlineLoops : Pass<"nn-outline-loops", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def LowerOwnedDeallocs : Pass<"nn-lower-owned-deallocs"> {
+  let summary = "Lowers deallocs of distinct, owned allocations to memref.dealloc";
+  let description = [{
+    A `bufferization.dealloc` that retains nothing, whose conditions are all
+    constant true and whose operands are distinct `memref.alloc` results
+    frees each of them once: distinct allocations cannot alias. This pass
+    replaces such an op with one `memref.dealloc` per operand, in linear
+    time; any other dealloc is left to `buffer-deallocation-simplification`,
+    whose alias checks of every pair of operands are quadratic in the size
+    of the op that ends a deep model's function.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def UnshareInitTensors : Pass<"nn-unshare-init-tensors"> {
+  let summary = "Gives every loop an init tensor of its own";
+  let description = [{
+    CSE merges equal `tensor.empty` ops, and equal `linalg.fill` ops of
+    them, leaving one op whose uses are the init operands of every loop of
+    that type. One-Shot analysis then puts all their in-place results in
+    one alias set and checks each write against the whole set, which makes
+    bufferization quadratic in the number of layers; and reductions that
+    accumulate into a shared fill conflict, each getting a copy of it.
+    This pass clones such an empty tensor, or a fill of an empty tensor
+    with its empty tensor, once per use, just before the op of its block
+    that holds the use, and erases the original. Run it after the last CSE
+    and before `eliminate-empty-tensors` and `one-shot-bufferize`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def CheckMemory : Pass<"nn-check-memory", "::mlir::ModuleOp"> {
   let summary = "Refuses a model whose estimated memory exceeds a limit";
   let description = [{
