@@ -36,6 +36,10 @@ if config.transfuse_cuda:
     config.substitutions.append(
         ("%cuda_kernels", os.path.join(config.transfuse_obj_root, "runtime",
                                        "cuda-kernels")))
+# The tools built with AddressSanitizer (make sanitize): memcheck cannot run
+# them, and ASan checks those paths itself.
+if config.asan:
+    config.available_features.add("asan")
 try:
     import ctypes
     ctypes.CDLL("libcuda.so.1")
