@@ -21,10 +21,13 @@
 // CHECK:         %[[RAMP:.*]] = arith.divf %[[TF]]
 // CHECK:         %[[F:.*]] = arith.minimumf %{{.*}}, %[[RAMP]]
 // CHECK:         %[[LR:.*]] = arith.mulf %{{.*}}, %[[F]]
-// The gradient (here the dropped input) is clipped by its global norm.
-// CHECK:         %[[SQ:.*]] = nn.mul %[[D]], %[[D]]
-// CHECK:         %[[SUM:.*]] = nn.reduce_sum %[[SQ]] [0]
-// CHECK:         %[[NORM:.*]] = nn.sqrt %[[SUM]]
+// The gradient (here the dropped input) is clipped by its global norm,
+// whose squares are summed in f64.
+// CHECK:         %[[WIDE:.*]] = nn.cast %[[D]] to f64 : tensor<3xf32> -> tensor<3xf64>
+// CHECK:         %[[SQ:.*]] = nn.mul %[[WIDE]], %[[WIDE]]
+// CHECK:         %[[SUM:.*]] = nn.reduce_sum %[[SQ]] [0] : tensor<3xf64> -> tensor<f64>
+// CHECK:         %[[ROOT64:.*]] = nn.sqrt %[[SUM]]
+// CHECK:         %[[NORM:.*]] = nn.cast %[[ROOT64]] to f32 : tensor<f64> -> tensor<f32>
 // CHECK:         %[[N:.*]] = tensor.extract %[[NORM]][]
 // CHECK:         %[[DEN:.*]] = arith.addf %[[N]]
 // CHECK:         %[[RATIO:.*]] = arith.divf %{{.*}}, %[[DEN]] : f32

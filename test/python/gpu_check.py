@@ -39,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-SCHEMA = "transfuse-gpu-check/1"
+SCHEMA = "transfuse-gpu-check/2"
 
 # What is prepared, at the sizes of the CPU parity tests (training-parity
 # and forward-parity; transformer_base at training-parity-base's sizes).
@@ -641,7 +641,12 @@ class ModelRun:
         checks.fail(what, f"not compared: the {check} check did not finish")
 
     def check_cpu(self, checks):
+        """The results above against the CPU artifact's. Where both ran on
+        the same inputs, each is within its own bound of float64 (ours
+        measured here, the CPU's by the preparation against PyTorch on the
+        CPU), so they are held to the sum."""
         np, reference = self.np, self.reference
+        cpu_bounds = reference["bounds"]
         # The initialisation is the runtime's on both sides: bit for bit.
         differ = [n for n in self.params if sha256(self.init_values[n])
                   != reference["init"][n]["sha256"]]
@@ -660,7 +665,8 @@ class ModelRun:
                 cpu = np.asarray(self.reference_outputs[f"forward.{name}"],
                                  np.float64)
                 error = float(np.max(np.abs(ours - cpu))) if cpu.size else 0.0
-                bound = self.results["forward bounds"][name]
+                bound = (self.results["forward bounds"][name]
+                         + cpu_bounds["forward"][name])
                 checks.item(f"forward {name}", error, bound, error <= bound,
                             error / max(float(np.max(np.abs(cpu))), 1e-30))
         else:
@@ -669,20 +675,23 @@ class ModelRun:
         if "loss bound" in self.results:
             self.compare_scalar(checks, "loss entry point",
                                 self.results["loss"], reference["loss"],
-                                self.results["loss bound"])
+                                self.results["loss bound"] + cpu_bounds["loss"])
         else:
             self.missing(checks, "loss entry point", "loss")
 
         loss, grads = self.results.get("loss_and_grads bounds", (None, None))
         if loss and grads:
             outputs = self.results["loss_and_grads"]
+            cpu = cpu_bounds["loss_and_grads"]
             self.compare_scalar(checks, "loss_and_grads loss", outputs["loss"],
-                                reference["loss_and_grads"]["loss"], loss[1])
+                                reference["loss_and_grads"]["loss"],
+                                loss[1] + cpu["loss"])
             self.compare_set(
                 checks, "loss_and_grads grads",
                 {n: outputs[f"grad.{n}"] for n in self.params},
                 reference["loss_and_grads"]["grads"],
-                {n: bound for n, (_, bound) in grads.items()})
+                {n: bound + cpu["grads"][n]
+                 for n, (_, bound) in grads.items()})
         else:
             self.missing(checks, "loss_and_grads", "loss_and_grads")
 
@@ -690,10 +699,26 @@ class ModelRun:
         if len(steps) == STEPS and all(s["parameters"] for s in steps):
             for record, cpu in zip(steps, reference["steps"]):
                 step = record["result"]["step"]
-                for key in ("loss", "grad_norm", "lr"):
-                    self.compare_scalar(checks, f"train_step {step} {key}",
-                                        record["result"][key], cpu[key],
-                                        record[key][1])
+                self.compare_scalar(checks, f"train_step {step} lr",
+                                    record["result"]["lr"], cpu["lr"],
+                                    record["lr"][1])
+                for key in ("loss", "grad_norm"):
+                    what = f"train_step {step} {key}"
+                    if step == 1:
+                        self.compare_scalar(
+                            checks, what, record["result"][key], cpu[key],
+                            record[key][1] + cpu_bounds["step1"][key])
+                        continue
+                    # From step 2 on, the two sides' parameters differ by
+                    # the rounding of the steps before, and a loss or a
+                    # gradient norm can swing far more than that (char_lm's
+                    # norm moves by 1% when its parameters move by 1e-5).
+                    # train_step checks every step from one state; the
+                    # trajectories are held to the parameters below.
+                    error = abs(float(record["result"][key]) - float(cpu[key]))
+                    checks.item(what, error, math.inf, True,
+                                error / max(abs(float(cpu[key])), 1e-30),
+                                "not judged: the parameters differ by now")
             # The trajectories run apart by up to each step's bound: the
             # parameters after the last step are held to their sum, the
             # optimizer state (checked after the last step only) to the

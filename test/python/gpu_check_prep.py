@@ -158,6 +158,60 @@ def cpu_reference(lib, path, batches, seed):
     return reference, outputs
 
 
+def cpu_bounds(model, lib, path, batches, seed, training):
+    """The CPU artifact's own bound (DESIGN.md's, from PyTorch on the CPU in
+    float32 and float64) for every result the GPU check compares at the
+    same inputs: the forward, the loss, loss_and_grads and the first
+    train_step. The GPU check holds a CUDA result to the sum of that bound
+    and its own: each is within its bound of float64, so they are within
+    the sum of each other. Stops when the CPU artifact is out of its bound:
+    it would be no reference."""
+    (_, settings, schedule, spec_training), clip = training
+    artifact = runtime_api.Artifact(lib, path)
+    params = [name for name, *_ in artifact.parameters()]
+    state = [name for name, *_ in artifact.state()]
+    limits = {name: limit for name, _, _, limit in
+              artifact.inputs("train_step")}
+    task = tp.Task(model, gpu_check.MODELS[model], tp.spec_loss(spec_training),
+                   limits)
+    session = runtime_api.Session(artifact)
+    session.init_parameters(seed)
+    tp.torch.manual_seed(0)
+    twins = (tp.build_twin(model).train(),
+             tp.build_twin(model).train().double())
+    for twin in twins:
+        tp.load_twin(twin, {n: session.parameter(n) for n in params})
+    checks = tp.Checks(model)
+
+    inputs = batches["forward"]
+    (name, ours), = session.run("forward", inputs).items()
+    expected = [forward_parity.torch_forward(twin, model, inputs)
+                for twin in twins]
+    forward = tp.deviation(ours, expected[0].double().numpy(),
+                           expected[1].numpy())
+    checks.record(f"forward {name}", *forward)
+    batch = batches["batch"]
+    with tp.torch.no_grad():
+        loss32, loss64 = (float(task.loss(twin, batch)) for twin in twins)
+    loss = tp.deviation(session.run("loss", batch)["loss"], loss32,
+                        np.float64(loss64))
+    checks.record("loss entry point", *loss)
+    _, grads_loss, grads = tp.check_gradients(checks, session, task, twins,
+                                              batch, params, False)
+    session.init_parameters(seed)
+    step1, = tp.check_training(checks, session, twins, task,
+                               [batches["step1"]], settings, schedule, clip,
+                               params, state, False)
+    session.destroy()
+    if checks.failures:
+        sys.exit(f"error: {model}: the CPU artifact is out of its bound on "
+                 f"{', '.join(checks.failures)}: no reference to compare with")
+    return {"forward": {name: forward[1]}, "loss": loss[1],
+            "loss_and_grads": {"loss": grads_loss[1],
+                               "grads": {n: b for n, (_, b) in grads.items()}},
+            "step1": {key: step1[key][1] for key in ("loss", "grad_norm")}}
+
+
 def sanitizer_data(args, out, work, artifacts):
     """The sanitizer runs' data files, each tried here first with the CPU
     artifact and the command the GPU check uses (one step)."""
@@ -262,9 +316,10 @@ def main():
         os.makedirs(model_dir)
         os.makedirs(model_work, exist_ok=True)
         with open(gpu_check.model_spec(model)) as f:
-            spec, _, _, training = tp.spec_copy(
-                f.read(), options["optimizer"], options["schedule"],
-                options["adam_eps"], options["clip"])
+            copy = tp.spec_copy(f.read(), options["optimizer"],
+                                options["schedule"], options["adam_eps"],
+                                options["clip"])
+        spec, _, _, training = copy
         for directory in (model_dir, model_work):
             with open(os.path.join(directory, "spec.pbtxt"), "w") as f:
                 f.write(spec)
@@ -288,6 +343,10 @@ def main():
               flush=True)
         reference, outputs = cpu_reference(lib, cpu_path, batches,
                                            gpu_check.INIT_SEED)
+        print("  its bounds, against PyTorch on the CPU", flush=True)
+        reference["bounds"] = cpu_bounds(
+            model, lib, cpu_path, batches, gpu_check.INIT_SEED,
+            (copy, options["clip"]))
         gpu_check.write_json(os.path.join(model_dir, "reference.json"),
                              reference, indent=None)
         safetensors_io.save(os.path.join(model_dir, "reference.safetensors"),

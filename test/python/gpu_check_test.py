@@ -450,6 +450,81 @@ class Fingerprint(unittest.TestCase):
         self.assertEqual(fp["value"], [float(i) for i in fp["index"]])
 
 
+class CpuComparison(unittest.TestCase):
+    """ModelRun.check_cpu on fabricated results and a fabricated CPU
+    reference: which bounds it applies, and what it leaves unjudged."""
+
+    class Items:
+        """The part of the recorder check_cpu uses."""
+
+        def __init__(self):
+            self.items = {}
+
+        def item(self, what, error, bound, ok, rel=None, detail=""):
+            self.items[what] = (error, bound, ok, detail)
+
+        def fail(self, what, message):
+            self.items[what] = (math.inf, 0.0, False, message)
+
+    def compare(self, step1_norm=10.0, step3_norm=10.0, step3_lr=3e-4):
+        w = np.array([1.0, 2.0], np.float32)
+        fp = gpu_check.fingerprint
+        cpu_steps = [{"step": k, "loss": 4.0, "grad_norm": 10.0,
+                      "lr": 1e-4 * k} for k in range(1, gpu_check.STEPS + 1)]
+        run = object.__new__(gpu_check.ModelRun)
+        run.np, run.params, run.state_names = np, ["w"], []
+        run.init_values = {"w": w}
+        run.reference_outputs = {"forward.logits": np.ones(3)}
+        run.reference = {
+            "init": {"w": fp("w", w)}, "loss": 4.0,
+            "loss_and_grads": {"loss": 4.0, "grads": {"w": fp("w", w)}},
+            "steps": cpu_steps, "final_parameters": {"w": fp("w", w)},
+            "bounds": {"forward": {"logits": 1e-4}, "loss": 1e-4,
+                       "loss_and_grads": {"loss": 1e-4,
+                                          "grads": {"w": 1e-4}},
+                       "step1": {"loss": 1e-4, "grad_norm": 1e-4}}}
+        steps = []
+        for cpu in cpu_steps:
+            result = dict(cpu)
+            result["grad_norm"] = {1: step1_norm, 3: step3_norm}.get(
+                cpu["step"], cpu["grad_norm"])
+            if cpu["step"] == 3:
+                result["lr"] = step3_lr
+            steps.append({"result": result, "loss": (0.0, 1e-4),
+                          "grad_norm": (0.0, 1e-4), "lr": (0.0, 1e-9),
+                          "parameters": {"w": (0.0, 1e-4)}})
+        run.results = {
+            "forward": {"logits": np.ones(3) + 1.5e-4},
+            "forward bounds": {"logits": 1e-4},
+            "loss": 4.0, "loss bound": 1e-4,
+            "loss_and_grads": {"loss": 4.0, "grad.w": w + 1.5e-4},
+            "loss_and_grads bounds": ((0.0, 1e-4), {"w": (0.0, 1e-4)}),
+            "steps": steps, "final parameters": {"w": w}}
+        items = self.Items()
+        run.check_cpu(items)
+        return items.items
+
+    def test_same_inputs_are_held_to_the_sum_of_both_bounds(self):
+        items = self.compare(step1_norm=10.00015)
+        for what in ("forward logits", "loss_and_grads grads (1 tensors)",
+                     "train_step 1 grad_norm"):
+            error, bound, ok, _ = items[what]
+            self.assertAlmostEqual(bound, 2e-4)
+            self.assertGreater(error, 1e-4)
+            self.assertTrue(ok, what)
+        self.assertFalse(self.compare(step1_norm=10.0003)[
+            "train_step 1 grad_norm"][2])
+
+    def test_later_steps_judge_the_learning_rate_only(self):
+        items = self.compare(step3_norm=10.5)
+        error, bound, ok, detail = items["train_step 3 grad_norm"]
+        self.assertEqual((error, bound, ok), (0.5, math.inf, True))
+        self.assertIn("not judged", detail)
+        self.assertTrue(items["train_step 3 lr"][2])
+        self.assertFalse(self.compare(step3_lr=3.1e-4)["train_step 3 lr"][2])
+        self.assertTrue(all(ok for *_, ok, _ in items.values()))
+
+
 class Prepared(unittest.TestCase):
     """verify_prepared on a fabricated build-gpu-check/ and checkout."""
 

@@ -3,7 +3,6 @@
 
 #include "CublasLt.h"
 #include "Execution.h"
-#include "KernelLibrary.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -118,9 +117,9 @@ void DeviceSession::release() {
   outputs_.clear();
   arena_ = DeviceBuffer();
   workspace_ = DeviceBuffer();
-  for (CUmodule module : libraryModules_)
+  for (CUmodule module : library_.modules)
     d.cuModuleUnload(module);
-  libraryModules_.clear();
+  library_ = KernelLibrary();
   if (module_)
     d.cuModuleUnload(module_);
   module_ = nullptr;
@@ -197,7 +196,7 @@ void DeviceSession::loadKernels(const Artifact &artifact) {
           where + ": kernel '" + name + "'");
     kernels_.push_back(function);
   }
-  libraryModules_ = loadKernelLibrary();
+  library_ = loadKernelLibrary();
 }
 
 CUfunction DeviceSession::kernel(int64_t index) const {
@@ -208,18 +207,10 @@ CUfunction DeviceSession::kernel(int64_t index) const {
   return kernels_[index];
 }
 
-CUfunction DeviceSession::libraryKernel(const char *symbol) {
-  auto found = libraryKernels_.find(symbol);
-  if (found != libraryKernels_.end())
+CUfunction DeviceSession::libraryKernel(const char *symbol) const {
+  auto found = library_.kernels.find(symbol);
+  if (found != library_.kernels.end())
     return found->second;
-  for (CUmodule module : libraryModules_) {
-    CUfunction function = nullptr;
-    if (driver().cuModuleGetFunction(&function, module, symbol) ==
-        CUDA_SUCCESS) {
-      libraryKernels_.emplace(symbol, function);
-      return function;
-    }
-  }
   fail(TF_ERROR_EXECUTION,
        std::string("the runtime has no CUDA kernel '") + symbol + "'");
 }

@@ -15,10 +15,10 @@
 #define TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H
 
 #include "Driver.h"
+#include "KernelLibrary.h"
 
 #include "../Runtime.h"
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,8 +76,8 @@ public:
   CUstream stream() const { return stream_; }
   /// Generated kernel `index` (the manifest's cuda.kernels order).
   CUfunction kernel(int64_t index) const;
-  /// A hand-written kernel by its symbol, resolved on first use.
-  CUfunction libraryKernel(const char *symbol);
+  /// A hand-written kernel by its symbol (KernelLibrary.h).
+  CUfunction libraryKernel(const char *symbol) const;
   /// The library workspace (cuda.workspace_bytes).
   const DeviceBuffer &workspace() const { return workspace_; }
   /// cuBLASLt, opened on first use.
@@ -98,8 +98,7 @@ private:
   std::string deviceName_;
   CUmodule module_ = nullptr;
   std::vector<CUfunction> kernels_;
-  std::vector<CUmodule> libraryModules_;
-  std::map<std::string, CUfunction> libraryKernels_;
+  KernelLibrary library_;
   std::unique_ptr<CublasLt> cublasLt_;
 
   std::vector<DeviceBuffer> parameters_, state_;

@@ -42,6 +42,9 @@ namespace transfuse::rt::cuda {
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
+  X(cuModuleGetFunctionCount)                                                  \
+  X(cuModuleEnumerateFunctions)                                                \
+  X(cuFuncGetName)                                                             \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
   X(cuGetErrorName)                                                            \

@@ -45,22 +45,47 @@ constexpr Family kFamilies[] = {
 
 } // namespace
 
-std::vector<CUmodule> loadKernelLibrary() {
-  std::vector<CUmodule> modules;
+namespace {
+
+/// The kernels of `module`, added to `kernels`; two families defining the
+/// same name is a build error of the runtime.
+void listKernels(CUmodule module, const char *family,
+                 std::map<std::string, CUfunction> &kernels) {
+  const Driver &d = driver();
+  std::string what =
+      std::string("listing the runtime's ") + family + " kernels";
+  unsigned count = 0;
+  check(d.cuModuleGetFunctionCount(&count, module), what);
+  std::vector<CUfunction> functions(count);
+  check(d.cuModuleEnumerateFunctions(functions.data(), count, module), what);
+  for (CUfunction function : functions) {
+    const char *name = nullptr;
+    check(d.cuFuncGetName(&name, function), what);
+    if (!kernels.emplace(name, function).second)
+      fail(TF_ERROR_EXECUTION, std::string("the runtime's kernel '") + name +
+                                   "' is defined twice (in " + family + ")");
+  }
+}
+
+} // namespace
+
+KernelLibrary loadKernelLibrary() {
+  KernelLibrary library;
   try {
     for (const Family &family : kFamilies) {
       CUmodule module = nullptr;
       check(driver().cuModuleLoadDataEx(&module, family.fatbin, 0, nullptr,
                                         nullptr),
             std::string("loading the runtime's ") + family.name + " kernels");
-      modules.push_back(module);
+      library.modules.push_back(module);
+      listKernels(module, family.name, library.kernels);
     }
   } catch (...) {
-    for (CUmodule module : modules)
+    for (CUmodule module : library.modules)
       driver().cuModuleUnload(module);
     throw;
   }
-  return modules;
+  return library;
 }
 
 } // namespace transfuse::rt::cuda
