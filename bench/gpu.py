@@ -10,8 +10,9 @@ The GPU machine has no compiler, so the work is split in two:
     python3 bench/gpu.py run --runtime LIB [--out DIR] [--compile]   # there
 
 `prepare` compiles each seed spec at its own sizes (dropout as written)
-with --target=cuda into bench/.cache/gpu/<model>/model.cuda.tfm; carry
-bench/.cache/gpu along. `run` builds nothing: it needs the runtime built
+with --target=cuda, once per --precision (f32 and tf32 by default), into
+bench/.cache/gpu/<model>/model.<precision>.tfm; carry bench/.cache/gpu
+along. `run` builds nothing: it needs the runtime built
 for CUDA (tools/gpu-check.sh builds it), PyTorch with CUDA and numpy. Per
 model, each side runs in its own process: ours opens the artifact,
 initialises the parameters with the runtime's seed-1 initialisation and
@@ -19,8 +20,9 @@ times tf_session_train_step, then `forward`; the peer builds
 test/python/reference_models.py's model, takes those same parameters,
 and times what train_step computes (forward, the spec's loss, backward,
 clip_grad_norm_, the spec's optimizer and schedule; bench/train.py's
-worker), then the forward under no_grad. float32 everywhere, TF32 off on
-both sides (our f32 GEMMs use no TF32). A step's time includes copying
+worker), then the forward under no_grad. float32 everywhere; at precision
+f32 TF32 is off on both sides, at tf32 it is on for both (ours in the
+GEMMs, PyTorch's in matmuls: allow_tf32). A step's time includes copying
 the batch in and reading the loss back, on both sides. Device memory is
 what the process took from the GPU beyond its context (the drop in free
 memory from before the model to after the timing): ours is fixed at
@@ -49,8 +51,11 @@ INIT_SEED = 1
 BATCH_SEED = 1
 
 
-def artifact_path(model):
-    return os.path.join(CACHE_DIR, model, "model.cuda.tfm")
+PRECISIONS = ["f32", "tf32"]
+
+
+def artifact_path(model, precision):
+    return os.path.join(CACHE_DIR, model, f"model.{precision}.tfm")
 
 
 # --- prepare (where the compiler is) -------------------------------------------
@@ -66,16 +71,19 @@ def prepare(args):
             check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     for model in args.models:
         spec = os.path.join(ROOT, "models", model + ".pbtxt")
-        out = artifact_path(model)
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        if fwd.newer(out, spec, compiler):
-            print(f"{model}: {os.path.relpath(out, ROOT)} up to date")
-            continue
-        start = time.monotonic()
-        subprocess.run([compiler, spec, "--target=cuda", "-o", out],
-                       check=True, env=env)
-        print(f"{model}: compiled in {time.monotonic() - start:.0f} s, "
-              f"{os.path.getsize(out) / 2**20:.1f} MiB")
+        for precision in args.precision:
+            out = artifact_path(model, precision)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            if fwd.newer(out, spec, compiler):
+                print(f"{model}: {os.path.relpath(out, ROOT)} up to date")
+                continue
+            start = time.monotonic()
+            subprocess.run([compiler, spec, "--target=cuda",
+                            f"--precision={precision}", "-o", out],
+                           check=True, env=env)
+            print(f"{model} ({precision}): compiled in "
+                  f"{time.monotonic() - start:.0f} s, "
+                  f"{os.path.getsize(out) / 2**20:.1f} MiB")
 
 
 # --- the workers (on the GPU machine, one process each) --------------------------
@@ -100,7 +108,7 @@ def time_steps(step, warmup, repeats, max_seconds):
 def worker_ours(args, torch, manifest, batch, forward_inputs):
     import runtime_api
     lib = runtime_api.load(args.runtime)
-    artifact = runtime_api.Artifact(lib, artifact_path(args.model))
+    artifact = runtime_api.Artifact(lib, artifact_path(args.model, args.precision))
     free = torch.cuda.mem_get_info()[0]
     session = runtime_api.Session(artifact)
     session.init_parameters(INIT_SEED)
@@ -122,7 +130,7 @@ def worker_torch(args, torch, manifest, batch, forward_inputs):
     # CUDA artifact, so that both sides start from the same weights.
     lib = runtime_api.load(args.runtime)
     session = runtime_api.Session(runtime_api.Artifact(
-        lib, artifact_path(args.model)))
+        lib, artifact_path(args.model, args.precision)))
     session.init_parameters(INIT_SEED)
     names = [p["name"] for p in manifest["parameters"]]
     values = {n: session.parameter(n) for n in names}
@@ -193,12 +201,13 @@ def worker_torch(args, torch, manifest, batch, forward_inputs):
 def worker(args):
     import numpy as np
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
+    tf32 = args.precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context, before any measurement
-    manifest = fwd.read_manifest(artifact_path(args.model))
+    manifest = fwd.read_manifest(artifact_path(args.model, args.precision))
     batch = train.make_batch(manifest, BATCH_SEED)
     forward_inputs = {name: batch[name]
                       for name in manifest["training"]["inputs"]}
@@ -211,9 +220,10 @@ def worker(args):
 
 # --- run (on the GPU machine) ----------------------------------------------------
 
-def side(args, model, kind, compile_peer=False):
+def side(args, model, precision, kind, compile_peer=False):
     command = [sys.executable, os.path.abspath(__file__), "worker", kind,
-               "--model", model, "--runtime", args.runtime,
+               "--model", model, "--precision", precision,
+               "--runtime", args.runtime,
                "--warmup", str(args.warmup), "--repeats", str(args.repeats),
                "--max-seconds", str(args.max_seconds)]
     if compile_peer:
@@ -237,25 +247,27 @@ def run(args):
     import torch
     gpu = torch.cuda.get_device_name(0)
     print(f"Transfuse GPU benchmark: {gpu}, PyTorch {torch.__version__} "
-          f"(CUDA {torch.version.cuda}), float32, TF32 off; median of up "
-          f"to {args.repeats} steps after {args.warmup} warm-up")
+          f"(CUDA {torch.version.cuda}), float32 (TF32 where the precision "
+          f"says so); median of up to {args.repeats} steps after "
+          f"{args.warmup} warm-up")
     peers = [("eager", False)] + ([("compile", True)] if args.compile else [])
     results, rows = {}, []
-    for model in args.models:
-        entry = results[model] = {}
+    for model, precision in ((m, p) for m in args.models
+                             for p in args.precision):
+        entry = results.setdefault(model, {})[precision] = {}
         try:
-            entry["ours"] = side(args, model, "ours")
+            entry["ours"] = side(args, model, precision, "ours")
             for name, compiled in peers:
-                entry[name] = side(args, model, "torch", compiled)
+                entry[name] = side(args, model, precision, "torch", compiled)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             entry["error"] = str(error)
-            print(f"{model}: error: {error}", flush=True)
+            print(f"{model} ({precision}): error: {error}", flush=True)
             continue
         ours = entry["ours"]
         for name, _ in peers:
             peer = entry[name]
             rows.append([
-                model, name,
+                model, precision, name,
                 f"{median_ms(ours['train']):.2f}",
                 f"{median_ms(peer['train']):.2f}",
                 f"{median_ms(peer['train']) / median_ms(ours['train']):.2f}",
@@ -265,7 +277,7 @@ def run(args):
                 f"{median_ms(peer['forward']) / median_ms(ours['forward']):.2f}",
                 f"{ours['memory'] / 2**20:.0f}",
                 f"{peer['memory'] / 2**20:.0f}"])
-    header = ["model", "peer", "train ours ms", "train peer ms", "speed-up",
+    header = ["model", "precision", "peer", "train ours ms", "train peer ms", "speed-up",
               "ours tokens/s", "fwd ours ms", "fwd peer ms", "speed-up",
               "ours MiB", "peer MiB"]
     widths = [max(len(str(r[i])) for r in rows + [header])
@@ -278,7 +290,8 @@ def run(args):
         json.dump({"gpu": gpu, "torch": torch.__version__,
                    "date": time.strftime("%Y-%m-%d"), "results": results}, f)
     print(f"wrote {out}")
-    return 1 if any("error" in r for r in results.values()) else 0
+    return 1 if any("error" in r for by_precision in results.values()
+                    for r in by_precision.values()) else 0
 
 
 def parse_args():
@@ -287,6 +300,8 @@ def parse_args():
     p = commands.add_parser("prepare", help="compile the CUDA artifacts")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
+    p.add_argument("--precision", nargs="+", default=PRECISIONS,
+                   choices=PRECISIONS)
     timing = argparse.ArgumentParser(add_help=False)
     timing.add_argument("--runtime", required=True,
                         help="libtransfuse_runtime.so built for CUDA")
@@ -300,11 +315,14 @@ def parse_args():
                              "counted)")
     r = commands.add_parser("run", parents=[timing], help="time both sides")
     r.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
+    r.add_argument("--precision", nargs="+", default=PRECISIONS,
+                   choices=PRECISIONS)
     r.add_argument("--out", default=os.environ.get("OUT", CACHE_DIR))
     r.add_argument("--side-timeout", type=float, default=240)
     w = commands.add_parser("worker", parents=[timing])
     w.add_argument("worker", choices=["ours", "torch"])
     w.add_argument("--model", required=True, choices=MODELS)
+    w.add_argument("--precision", required=True, choices=PRECISIONS)
     return parser.parse_args()
 
 

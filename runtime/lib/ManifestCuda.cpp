@@ -95,6 +95,14 @@ CudaCode ManifestParser::cuda(const json &value,
   }
   code.workspaceBytes = bytes(*member(value, path, "workspace_bytes", true),
                               join(path, "workspace_bytes"));
+  // Artifacts from before the option have no member: they are f32.
+  if (const json *precision = member(value, path, "precision", false)) {
+    std::string precisionPath = join(path, "precision");
+    std::string name = string(*precision, precisionPath);
+    if (name != "f32" && name != "tf32")
+      bad(precisionPath, "expected 'f32' or 'tf32', got '" + name + "'");
+    code.tf32 = name == "tf32";
+  }
   return code;
 }
 

@@ -192,6 +192,8 @@ struct CudaCode {
   std::vector<std::string> kernels;
   /// Device memory the library calls need (cuBLASLt's workspace).
   uint64_t workspaceBytes = 0;
+  /// The GEMMs may round their inputs to TF32 (precision "tf32").
+  bool tf32 = false;
 };
 
 /// The entry point that takes one optimizer step, and its fixed tensors.

@@ -4,6 +4,7 @@
 //                     [--emit=mlir|summary|llvm|ptx|artifact] [-o FILE]
 //                     [--target=cpu|cuda] [--cpu=NAME]
 //                     [--cuda-arch=sm_80,sm_90] [--cuda-path=DIR]
+//                     [--precision=f32|tf32]
 //                     [--dump-phases-to=DIR]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
@@ -65,6 +66,14 @@ static cl::opt<std::string> cudaArchs(
     "cuda-arch", cl::init("sm_80,sm_90"), cl::value_desc("sm_XY,..."),
     cl::desc("GPU architectures of the kernels (--target=cuda): a cubin "
              "each, and PTX of the last for newer GPUs"));
+enum class Precision { F32, TF32 };
+static cl::opt<Precision> precision(
+    "precision", cl::init(Precision::F32),
+    cl::desc("The GEMMs' arithmetic (--target=cuda)"),
+    cl::values(clEnumValN(Precision::F32, "f32", "IEEE fp32 throughout"),
+               clEnumValN(Precision::TF32, "tf32",
+                          "inputs rounded to TF32 on tensor cores, fp32 "
+                          "accumulation")));
 static cl::opt<std::string>
     cudaPath("cuda-path", cl::value_desc("dir"),
              cl::desc("The CUDA toolkit (default: $CUDA_HOME, $CUDA_PATH, "
@@ -178,6 +187,8 @@ static LogicalResult emitCode(ModuleOp module, const transfuse::Target &tgt,
     llvm::errs() << "error: " << error << "\n";
     return failure();
   }
+  if (artifact.cuda)
+    artifact.cuda->precision = tgt.cudaPrecision;
   if (!reportPath.empty() &&
       failed(writeFile(reportPath, [&](raw_ostream &os) { os << report; })))
     return failure();
@@ -201,6 +212,12 @@ static FailureOr<transfuse::Target> parseTarget() {
     return failure();
   }
   result.memoryLimit = memoryLimitGiB << 30;
+  if (precision == Precision::TF32 && target != "cuda") {
+    llvm::errs() << "error: --precision=tf32 needs --target=cuda: the CPU "
+                    "target computes in f32\n";
+    return failure();
+  }
+  result.cudaPrecision = precision == Precision::TF32 ? "tf32" : "f32";
   if (target.empty() || target == "cpu")
     return result;
   if (target != "cuda") {

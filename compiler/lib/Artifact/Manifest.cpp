@@ -208,6 +208,7 @@ static void writeCUDA(llvm::json::OStream &json, const CUDAInfo &cuda) {
         json.value(kernel);
     });
     json.attribute("workspace_bytes", cuda.workspaceBytes);
+    json.attribute("precision", cuda.precision);
   });
 }
 

@@ -111,7 +111,8 @@ void check(cublasStatus_t status, const std::string &what) {
        what + ": cuBLASLt " + (text ? text : std::to_string(int(status))));
 }
 
-CublasLt::CublasLt() {
+CublasLt::CublasLt(bool tf32)
+    : computeType_(tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F) {
   check(cublasLtApi().cublasLtCreate(&handle_), "creating a cuBLASLt handle");
 }
 
@@ -132,10 +133,9 @@ CublasLt::Plan &CublasLt::plan(const GemmShape &shape, size_t workspaceBytes) {
     return found->second;
   const CublasLtApi &api = cublasLtApi();
   Plan plan;
-  // fp32 inputs, accumulation and output: no TF32.
-  check(
-      api.cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-      "creating a GEMM");
+  // fp32 inputs, accumulation and output; TF32 multiplication if allowed.
+  check(api.cublasLtMatmulDescCreate(&plan.desc, computeType_, CUDA_R_32F),
+        "creating a GEMM");
   // cuBLASLt's first operand is row-major B: transposed in its column-major
   // view unless B is [n, k].
   setDesc(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,

@@ -68,12 +68,14 @@ struct GemmShape {
 /// bit).
 class CublasLt {
 public:
-  CublasLt();
+  /// With `tf32`, the GEMMs may round their inputs to TF32 and run on
+  /// tensor cores (fp32 accumulation).
+  explicit CublasLt(bool tf32);
   ~CublasLt();
   CublasLt(const CublasLt &) = delete;
   CublasLt &operator=(const CublasLt &) = delete;
 
-  /// C[b] = epilogue(A[b] · op(B[b]) + bias) in fp32 (no TF32), row-major,
+  /// C[b] = epilogue(A[b] · op(B[b]) + bias) in fp32 (or TF32), row-major,
   /// on `stream`, with `workspace` of `workspaceBytes` for the algorithm.
   void gemm(const GemmShape &shape, const float *a, const float *b,
             const float *bias, float *c, void *stream, void *workspace,
@@ -88,6 +90,7 @@ private:
   Plan &plan(const GemmShape &shape, size_t workspaceBytes);
 
   cublasLtHandle_t handle_ = nullptr;
+  cublasComputeType_t computeType_;
   std::map<GemmShape, Plan> plans_;
 };
 

@@ -217,7 +217,7 @@ CUfunction DeviceSession::libraryKernel(const char *symbol) const {
 
 CublasLt &DeviceSession::cublasLt() {
   if (!cublasLt_)
-    cublasLt_ = std::make_unique<CublasLt>();
+    cublasLt_ = std::make_unique<CublasLt>(manifest_.cuda->tf32);
   return *cublasLt_;
 }
 

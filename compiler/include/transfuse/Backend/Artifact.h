@@ -60,6 +60,9 @@ struct CUDAInfo {
   std::vector<std::string> kernels;
   /// Device memory for the library calls (cuBLASLt's workspace).
   int64_t workspaceBytes = 0;
+  /// The arithmetic of the GEMMs (cuBLASLt): "f32", IEEE fp32 throughout,
+  /// or "tf32", inputs rounded to TF32 on tensor cores, fp32 accumulation.
+  std::string precision = "f32";
 };
 
 struct ArtifactInfo {

@@ -54,6 +54,8 @@ struct Target {
   /// and the toolkit (libdevice, ptxas).
   std::vector<std::string> cudaArchs;
   std::string cudaToolkit;
+  /// CUDA: the GEMMs' arithmetic, "f32" or "tf32" (CUDAInfo::precision).
+  std::string cudaPrecision = "f32";
   /// The most bytes the model may need to run (nn-check-memory's estimate,
   /// checked after fusion).
   uint64_t memoryLimit = uint64_t(64) << 30;
