@@ -111,10 +111,12 @@ static constexpr llvm::StringLiteral kCUDAPlanPipeline =
     "nn-plan-device-memory";
 
 /// Every loop nest becomes a GPU kernel: one thread per iteration of its
-/// parallel loops, upstream's mapping to blocks and threads, outlining, then
-/// one module of distinct kernels.
+/// parallel loops, a reduction's running element in a register,
+/// upstream's mapping to blocks and threads, outlining, then one module of
+/// distinct kernels.
 static constexpr llvm::StringLiteral kCUDAKernelsPipeline =
-    "nn-map-loops-to-gpu, func.func(gpu-map-parallel-loops, "
+    "nn-map-loops-to-gpu, nn-promote-accumulators, "
+    "func.func(gpu-map-parallel-loops, "
     "convert-parallel-loops-to-gpu), canonicalize, nn-sink-into-launches, "
     "gpu-kernel-outlining, nn-merge-gpu-modules, canonicalize";
 

@@ -1,6 +1,7 @@
 //===- BufferUtils.cpp - Buffer queries of the runtime-call passes --------===//
 #include "BufferUtils.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -65,6 +66,14 @@ bool touchedBetween(Operation *from, Operation *to, const Aliases &aliases,
                    : touches(op, aliases) && !isView(op))
       return true;
   return false;
+}
+
+Value throughIdentity(Value index) {
+  auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+  if (apply && apply.getAffineMap().isIdentity() &&
+      apply.getAffineMap().getNumDims() == 1)
+    return apply.getOperand(0);
+  return index;
 }
 
 Value pointerOf(OpBuilder &b, Location loc, Value memref) {

@@ -34,6 +34,10 @@ bool mayWrite(mlir::Operation *op, const Aliases &aliases);
 bool touchedBetween(mlir::Operation *from, mlir::Operation *to,
                     const Aliases &aliases, bool writesOnly);
 
+/// `index` seen through identity affine maps, which the loop lowering of
+/// linalg ops puts around each induction variable it indexes with.
+mlir::Value throughIdentity(mlir::Value index);
+
 /// The address of `memref`'s first element (its offset included) as an
 /// LLVM pointer, for a runtime kernel's argument.
 mlir::Value pointerOf(mlir::OpBuilder &b, mlir::Location loc,

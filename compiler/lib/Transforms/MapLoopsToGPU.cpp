@@ -15,7 +15,6 @@
 #include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -31,6 +30,7 @@ namespace transfuse {
 
 using namespace mlir;
 using transfuse::buffers::isView;
+using transfuse::buffers::throughIdentity;
 using transfuse::buffers::viewSource;
 
 namespace {
@@ -172,16 +172,6 @@ bool vectorizable(Value memref, int64_t lanes) {
     return alignment && *alignment >= lanes * bits / 8;
   }
   return true;
-}
-
-/// `index` seen through identity affine maps, which the loop lowering of
-/// linalg ops puts around each induction variable it indexes with.
-Value throughIdentity(Value index) {
-  auto apply = index.getDefiningOp<affine::AffineApplyOp>();
-  if (apply && apply.getAffineMap().isIdentity() &&
-      apply.getAffineMap().getNumDims() == 1)
-    return apply.getOperand(0);
-  return index;
 }
 
 /// Whether the access `indices` of `memref` reads `lanes` consecutive

@@ -347,6 +347,48 @@ def MapLoopsToGPU : Pass<"nn-map-loops-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def PromoteAccumulators : Pass<"nn-promote-accumulators"> {
+  let summary = "Keeps a loop's running element in a register";
+  let description = [{
+    For the CUDA target, after `nn-map-loops-to-gpu`: a reduction lowered
+    to loops loads and stores its output element on every iteration. When
+    an `scf.for` body loads an element whose buffer and indices are fixed
+    across the loop, then stores it, and nothing else in the loop can touch
+    that buffer's memory, the element is loaded once before the loop,
+    carried in an iter_arg and stored once after it:
+
+    ```mlir
+    scf.for %k = %c0 to %c8 step %c1 {
+      %a = memref.load %acc[%i] : memref<4xf32>
+      %x = memref.load %in[%i, %k] : memref<4x8xf32>
+      %s = arith.addf %a, %x : f32
+      memref.store %s, %acc[%i] : memref<4xf32>
+    }
+    // becomes
+    %a0 = memref.load %acc[%i] : memref<4xf32>
+    %r = scf.for %k = %c0 to %c8 step %c1 iter_args(%a = %a0) -> (f32) {
+      %x = memref.load %in[%i, %k] : memref<4x8xf32>
+      %s = arith.addf %a, %x : f32
+      scf.yield %s : f32
+    }
+    memref.store %r, %acc[%i] : memref<4xf32>
+    ```
+
+    The same operations run in the same order: results do not change. A
+    store to memory the loop's loads may alias keeps each load behind it,
+    so on the GPU this is the difference between one memory round trip per
+    iteration and loads in flight together. Loops are taken innermost
+    first, so a nest loses the load and store altogether. Memory is told
+    apart by the buffer it views: distinct function arguments (the entry
+    point's buffers are distinct allocations), allocations and globals
+    never overlap, and two `memref.view` slices of one buffer only if their
+    static byte ranges do not intersect. Anything else that may touch the
+    element's memory in the loop, or an op with a memref operand that does
+    not declare its effects, leaves the loop as it is.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def SinkIntoLaunches : Pass<"nn-sink-into-launches"> {
   let summary = "Moves views, constants and tables into the launches using them";
   let description = [{

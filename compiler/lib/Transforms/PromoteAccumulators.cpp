@@ -1,0 +1,185 @@
+//===- PromoteAccumulators.cpp - A loop's running element in a register ---===//
+//
+// A reduction lowered to loops reads and writes its output element on every
+// iteration (`acc[i] = acc[i] + x[i, k]`). On the GPU, a store to a buffer
+// the loop's loads may alias keeps every load behind the store before it, so
+// each iteration waits out a memory round trip. Where the element's buffer
+// cannot overlap anything else the loop touches, the element is loaded once
+// before the loop, carried in an iter_arg and stored once after it: the same
+// additions in the same order, on a register. Applied from the innermost
+// loop out, the load and store leave a whole nest.
+//===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
+#include "transfuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace transfuse {
+#define GEN_PASS_DEF_PROMOTEACCUMULATORS
+#include "transfuse/Transforms/Passes.h.inc"
+} // namespace transfuse
+
+using namespace mlir;
+using transfuse::buffers::isView;
+using transfuse::buffers::throughIdentity;
+using transfuse::buffers::viewSource;
+
+namespace {
+
+/// Where a memref's elements live: the buffer it is ultimately a view of (a
+/// function argument, an allocation, a global), and, when it is a slice of
+/// such a buffer made by memref.view (the arena's temporaries), that
+/// slice's bytes.
+struct Place {
+  Value root;
+  memref::ViewOp slice;
+};
+
+Place placeOf(Value memref) {
+  Place place{memref, nullptr};
+  while (Operation *op = place.root.getDefiningOp()) {
+    if (!isView(op))
+      break;
+    if (auto slice = dyn_cast<memref::ViewOp>(op))
+      if (!place.slice)
+        place.slice = slice;
+    place.root = viewSource(op);
+  }
+  return place;
+}
+
+/// The bytes [begin, end) `slice` covers, when its offset and shape are
+/// static.
+std::optional<std::pair<int64_t, int64_t>> bytesOf(memref::ViewOp slice) {
+  auto offset = slice.getByteShift().getDefiningOp<arith::ConstantIndexOp>();
+  MemRefType type = slice.getType();
+  if (!offset || !type.hasStaticShape() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  int64_t begin = offset.value();
+  return std::make_pair(begin, begin + type.getNumElements() *
+                                           type.getElementTypeBitWidth() / 8);
+}
+
+/// Whether `a` and `b` certainly share no element: distinct buffers (the
+/// entry point's arguments are distinct allocations), or slices of one
+/// buffer whose static byte ranges do not intersect.
+bool disjoint(const Place &a, const Place &b) {
+  if (a.root != b.root)
+    return true;
+  if (!a.slice || !b.slice)
+    return false;
+  auto x = bytesOf(a.slice), y = bytesOf(b.slice);
+  return x && y && (x->second <= y->first || y->second <= x->first);
+}
+
+/// Whether nothing in `loop` but `load` and `store` may touch the memory
+/// of `buffer`: every other op that has a memref operand declares its
+/// effects, and each such operand is disjoint from `buffer`.
+bool onlyAccesses(scf::ForOp loop, Value buffer, Operation *load,
+                  Operation *store) {
+  Place element = placeOf(buffer);
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op == load || op == store)
+      return WalkResult::advance();
+    bool memrefs = false;
+    for (Value operand : op->getOperands()) {
+      if (!isa<MemRefType>(operand.getType()))
+        continue;
+      memrefs = true;
+      if (!disjoint(placeOf(operand), element))
+        return WalkResult::interrupt();
+    }
+    if (memrefs && !isa<MemoryEffectOpInterface>(op) && !isView(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// The element's indices, seen through the identity maps the loop lowering
+/// wraps them in.
+SmallVector<Value> elementIndices(ValueRange indices) {
+  return llvm::map_to_vector(indices, throughIdentity);
+}
+
+/// A store in `loop`'s body of an element fixed across its iterations, with
+/// the one load of that element before it, both directly in the body, and
+/// nothing else touching the element's buffer in the loop.
+std::optional<std::pair<memref::LoadOp, memref::StoreOp>>
+findAccumulator(scf::ForOp loop) {
+  auto outside = [&](Value value) {
+    return loop.isDefinedOutsideOfLoop(value);
+  };
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (!store || !outside(store.getMemRef()) ||
+        !llvm::all_of(elementIndices(store.getIndices()), outside))
+      continue;
+    memref::LoadOp load;
+    bool single = true;
+    for (Operation *user : store.getMemRef().getUsers()) {
+      if (user == store || !loop->isProperAncestor(user))
+        continue;
+      auto candidate = dyn_cast<memref::LoadOp>(user);
+      if (load || !candidate || candidate->getBlock() != loop.getBody() ||
+          !candidate->isBeforeInBlock(store) ||
+          elementIndices(candidate.getIndices()) !=
+              elementIndices(store.getIndices())) {
+        single = false;
+        break;
+      }
+      load = candidate;
+    }
+    if (single && load && onlyAccesses(loop, store.getMemRef(), load, store))
+      return std::make_pair(load, store);
+  }
+  return std::nullopt;
+}
+
+/// Carries every accumulator of `loop` in an iter_arg; returns the loop
+/// that replaces it.
+scf::ForOp promote(RewriterBase &rewriter, scf::ForOp loop) {
+  while (auto found = findAccumulator(loop)) {
+    auto [load, store] = *found;
+    Location loc = store.getLoc();
+    SmallVector<Value> indices = elementIndices(store.getIndices());
+    rewriter.setInsertionPoint(loop);
+    Value initial =
+        memref::LoadOp::create(rewriter, loc, store.getMemRef(), indices);
+    Value stored = store.getValueToStore();
+    FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+        rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{stored};
+        });
+    if (failed(replaced))
+      return loop;
+    loop = cast<scf::ForOp>(replaced->getOperation());
+    rewriter.replaceOp(load, loop.getRegionIterArgs().back());
+    rewriter.setInsertionPointAfter(loop);
+    memref::StoreOp::create(rewriter, loc, loop.getResults().back(),
+                            store.getMemRef(), indices);
+    rewriter.eraseOp(store);
+  }
+  return loop;
+}
+
+struct PromoteAccumulatorsPass
+    : transfuse::impl::PromoteAccumulatorsBase<PromoteAccumulatorsPass> {
+  void runOnOperation() override {
+    // Post-order: a loop's inner loops first, so that their hoisted loads
+    // and stores are in its body when it is looked at.
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForOp loop : loops)
+      promote(rewriter, loop);
+  }
+};
+
+} // namespace
