@@ -93,6 +93,31 @@ func.func @arena_slices(%arena: memref<1024xi8>, %i: index, %go: i1) {
 
 // -----
 
+// Left alone: a slice of a slice, whose offset (0) is not the root's (250):
+// its bytes [250, 350) meet the element's [300, 304).
+// CHECK-LABEL: func.func @slice_of_slice
+// CHECK-NOT:     iter_args
+// CHECK:         return
+func.func @slice_of_slice(%arena: memref<1024xi8>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c25 = arith.constant 25 : index
+  %c250 = arith.constant 250 : index
+  %c300 = arith.constant 300 : index
+  %outer = memref.view %arena[%c250][] : memref<1024xi8> to memref<512xi8>
+  %in = memref.view %outer[%c0][] : memref<512xi8> to memref<25xf32>
+  %sum = memref.view %arena[%c300][] : memref<1024xi8> to memref<1xf32>
+  scf.for %k = %c0 to %c25 step %c1 {
+    %v = memref.load %in[%k] : memref<25xf32>
+    %a = memref.load %sum[%c0] : memref<1xf32>
+    %s = arith.addf %a, %v : f32
+    memref.store %s, %sum[%c0] : memref<1xf32>
+  }
+  return
+}
+
+// -----
+
 // Left alone: slices whose bytes overlap (the loads may read the element),
 // an element that moves with the loop, a second access to the buffer, a
 // read of a view of the same argument, and a call that may write anything.

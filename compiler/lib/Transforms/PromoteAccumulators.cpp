@@ -31,9 +31,10 @@ using transfuse::buffers::viewSource;
 namespace {
 
 /// Where a memref's elements live: the buffer it is ultimately a view of (a
-/// function argument, an allocation, a global), and, when it is a slice of
-/// such a buffer made by memref.view (the arena's temporaries), that
-/// slice's bytes.
+/// function argument, an allocation, a global), and, when it is one slice
+/// of that buffer made by memref.view (the arena's temporaries), that
+/// slice, whose byte offset is then relative to the root. A slice of a
+/// slice is not kept: its offset is not.
 struct Place {
   Value root;
   memref::ViewOp slice;
@@ -41,14 +42,18 @@ struct Place {
 
 Place placeOf(Value memref) {
   Place place{memref, nullptr};
+  int slices = 0;
   while (Operation *op = place.root.getDefiningOp()) {
     if (!isView(op))
       break;
-    if (auto slice = dyn_cast<memref::ViewOp>(op))
-      if (!place.slice)
-        place.slice = slice;
+    if (auto slice = dyn_cast<memref::ViewOp>(op)) {
+      place.slice = slice;
+      ++slices;
+    }
     place.root = viewSource(op);
   }
+  if (slices > 1)
+    place.slice = nullptr;
   return place;
 }
 
