@@ -281,7 +281,7 @@ def SplitReductions : Pass<"nn-split-reductions"> {
   let summary = "Splits reductions with few results for many GPU threads";
   let description = [{
     A `linalg.generic` on tensors with one result that reduces at least
-    4096 elements into fewer than 16384 results, with an associative
+    1024 elements into fewer than 16384 results, with an associative
     combiner (`yield combine(%out, x)`: integer add, max, min, float add
     with `reassoc`) and projected-permutation maps, has one reduction
     dimension d of size E split as d = r * c + p (c dividing E): a first op
