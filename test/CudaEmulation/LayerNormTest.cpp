@@ -9,6 +9,7 @@
 #include "CudaEntryPoints.h"
 #include "DeviceTesting.h"
 #include "Grid.h"
+#include "shared/RowBlocks.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,8 @@
 namespace {
 
 using namespace transfuse::emu;
+using transfuse::rt::kColumnLanes;
+using transfuse::rt::kColumnTile;
 
 constexpr float kEpsilon = 1e-5f;
 
@@ -168,6 +171,20 @@ TEST(CudaLayerNorm, BackwardMatchesReference) {
       }
 }
 
+// 100 chunks give each of a column's kColumnLanes threads several to add,
+// and 70 columns make three tiles, the last one partly past the end.
+TEST(CudaLayerNorm, ColumnSumsOfManyChunks) {
+  for (int64_t rowChunk : {1, 3}) {
+    SCOPED_TRACE("row_chunk " + std::to_string(rowChunk));
+    Inputs in({100, 70});
+    Normalised n = normalise(in.shape, operand(in.x, nullptr));
+    Gradients want = referenceGradients(in.shape, n, in.gamma, in.grad);
+    GradientsF32 got = backward(in, rowChunk);
+    EXPECT_TRUE(near("grad_gamma", got.gamma, want.gamma, 2e-5));
+    EXPECT_TRUE(near("grad_beta", got.beta, want.beta, 2e-5));
+  }
+}
+
 TEST(CudaLayerNorm, NoRowsGiveZeroColumnSums) {
   Inputs in({0, 40});
   GradientsF32 got = backward(in, 4);
@@ -200,9 +217,10 @@ TEST(CudaLayerNorm, BlocksStrideOverTheRows) {
                          s.cols, in.grad.data(), in.x.data(), in.gamma.data(),
                          kEpsilon, rowChunk, gradInput.data(), partials.data()),
             "");
-  // One thread per column, as the launcher's grid has.
-  EXPECT_EQ(launchKernel("tf_layer_norm_grad_columns", {2, 2}, {32}, 0, s.cols,
-                         chunks, static_cast<const float *>(partials.data()),
+  // One block for both tiles of 32 columns.
+  EXPECT_EQ(launchKernel("tf_layer_norm_grad_columns", {1, 2},
+                         {kColumnTile, kColumnLanes}, 0, s.cols, chunks,
+                         static_cast<const float *>(partials.data()),
                          gradGamma.data(), gradBeta.data()),
             "");
   EXPECT_TRUE(near("out", out, referenceOutput(s, n, in.gamma, in.beta), 3e-6));

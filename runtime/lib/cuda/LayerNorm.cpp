@@ -32,8 +32,9 @@ tfrt_cuda_layer_norm_f32(int64_t rows, int64_t cols, const float *input,
 /// normalised operand): grad_input [rows, cols], grad_gamma and grad_beta
 /// [cols]. The column sums go through `partials`, 2 · ceil(rows /
 /// row_chunk) · cols floats: each chunk of row_chunk rows sums its rows in
-/// order, then the chunks' sums are added in order, so the result depends
-/// on row_chunk but never on the run. Chunks are the backward's unit of
+/// order, then the chunks' sums are added in an order fixed by the sizes
+/// (kernels/layer_norm.cu), so the result depends on row_chunk but never
+/// on the run. Chunks are the backward's unit of
 /// parallelism (one block each), so a row_chunk that gives a few chunks
 /// per multiprocessor keeps the GPU busy without making the final sums long.
 extern "C" TF_API void tfrt_cuda_layer_norm_grad_f32(
@@ -55,7 +56,8 @@ extern "C" TF_API void tfrt_cuda_layer_norm_grad_f32(
              {rowThreads(cols)}, 0, rows, cols, grad, input, gamma, epsilon,
              row_chunk, grad_input, partials);
     launch(execution, "tf_layer_norm_grad_columns",
-           {blocksFor(cols, kPerItemThreads), 2}, {kPerItemThreads}, 0, cols,
-           chunks, static_cast<const float *>(partials), grad_gamma, grad_beta);
+           {gridBlocks(blocksFor(cols, kColumnTile)), 2},
+           {kColumnTile, kColumnLanes}, 0, cols, chunks,
+           static_cast<const float *>(partials), grad_gamma, grad_beta);
   });
 }

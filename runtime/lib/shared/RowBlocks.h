@@ -26,6 +26,12 @@ constexpr unsigned kReduceBlockThreads = 512;
 /// The threads of a block of the kernels that take one row or one column
 /// per thread.
 constexpr unsigned kPerItemThreads = 256;
+/// The block of the kernel that adds per-chunk partial column sums: a
+/// warp's worth of adjacent columns (one coalesced read per chunk), and
+/// kColumnLanes threads per column, each adding every kColumnLanes-th
+/// chunk, so that hundreds of chunks are not one thread's chain of loads.
+constexpr unsigned kColumnTile = 32;
+constexpr unsigned kColumnLanes = 16;
 /// The most blocks of a grid that strides over rows or chunks: far below
 /// the grid's limit of 2^31 - 1, and enough to fill any GPU many times.
 constexpr int64_t kGridBlocksMax = 65535;

@@ -10,7 +10,9 @@
 // The backward's column sums (grad_gamma, grad_beta) are deterministic
 // without atomics: the block of a chunk of rows walks them in order, each
 // thread adding its own columns' terms into the chunk's partial sums, and
-// tf_layer_norm_grad_columns then adds the chunks' partials in chunk order.
+// tf_layer_norm_grad_columns then adds the chunks' partials in an order
+// fixed by the sizes: lane l of a column adds chunks l, l + kColumnLanes,
+// ... in turn, and the lanes' sums are added in lane order.
 //===----------------------------------------------------------------------===//
 #include "reduce.cuh"
 #include "shared/LayerNormMath.h"
@@ -136,18 +138,33 @@ extern "C" __global__ void __launch_bounds__(kRowThreadsMax)
 }
 
 /// grad_gamma (blockIdx.y 0) or grad_beta (1): per column, the sum of the
-/// `chunks` partials in chunk order; zeros when there are none.
-extern "C" __global__ void __launch_bounds__(kPerItemThreads)
+/// `chunks` partials; zeros when there are none. Block: (kColumnTile,
+/// kColumnLanes); blocks blockIdx.x, blockIdx.x + gridDim.x, ... take the
+/// tiles of kColumnTile columns.
+extern "C" __global__ void __launch_bounds__(kColumnTile *kColumnLanes)
     tf_layer_norm_grad_columns(int64_t cols, int64_t chunks,
                                const float *__restrict partials,
                                float *__restrict grad_gamma,
                                float *__restrict grad_beta) {
-  int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= cols)
-    return;
-  const float *column = partials + blockIdx.y * chunks * cols + c;
-  float sum = 0.0f;
-  for (int64_t chunk = 0; chunk < chunks; ++chunk)
-    sum += column[chunk * cols];
-  (blockIdx.y == 0 ? grad_gamma : grad_beta)[c] = sum;
+  __shared__ float laneSums[kColumnLanes][kColumnTile];
+  const float *sums = partials + blockIdx.y * chunks * cols;
+  float *out = blockIdx.y == 0 ? grad_gamma : grad_beta;
+  int64_t tiles = (cols - 1) / kColumnTile + 1;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int64_t c = tile * kColumnTile + threadIdx.x;
+    float sum = 0.0f;
+    if (c < cols)
+      for (int64_t chunk = threadIdx.y; chunk < chunks; chunk += kColumnLanes)
+        sum += sums[chunk * cols + c];
+    laneSums[threadIdx.y][threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < cols) {
+      float total = 0.0f;
+      for (unsigned lane = 0; lane < kColumnLanes; ++lane)
+        total += laneSums[lane][threadIdx.x];
+      out[c] = total;
+    }
+    // The next tile's lane sums wait until this one's are read.
+    __syncthreads();
+  }
 }
