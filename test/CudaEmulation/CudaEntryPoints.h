@@ -85,23 +85,24 @@ void tfrt_cuda_embedding_grad_f32(int64_t positions, int64_t width,
                                   const void *ids, int32_t index_bits,
                                   float *table, void *scratch);
 
-void tfrt_cuda_sum_squares_f32(int64_t n, const float *x, int64_t slots,
+void tfrt_cuda_sum_squares_f32(int64_t count, const int64_t *sizes,
+                               const float *const *tensors, int64_t slots,
                                double *partials);
 
 void tfrt_cuda_global_norm_f32(int64_t count, const double *partials,
                                float *out);
 
-void tfrt_cuda_adam_update_f32(int64_t n, float *param, const float *grad,
-                               float *exp_avg, float *exp_avg_sq, float beta1,
-                               float one_minus_beta1, float beta2,
-                               float one_minus_beta2, float eps,
-                               float weight_decay, const float *step_size,
-                               const float *bias_correction2_sqrt,
-                               const float *clip_factor,
-                               const float *decay_factor);
+void tfrt_cuda_adam_update_f32(
+    int64_t count, const int64_t *sizes, float *const *params,
+    const float *const *grads, float *const *exp_avgs,
+    float *const *exp_avg_sqs, float beta1, float one_minus_beta1, float beta2,
+    float one_minus_beta2, float eps, float weight_decay,
+    const float *step_size, const float *bias_correction2_sqrt,
+    const float *clip_factor, const float *decay_factor);
 
-void tfrt_cuda_sgd_update_f32(int64_t n, float *param, const float *grad,
-                              float *momentum_buffer, float momentum,
+void tfrt_cuda_sgd_update_f32(int64_t count, const int64_t *sizes,
+                              float *const *params, const float *const *grads,
+                              float *const *momentum_buffers, float momentum,
                               float weight_decay, int32_t nesterov,
                               const float *lr, const float *clip_factor);
 

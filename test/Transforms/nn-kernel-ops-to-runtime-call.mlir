@@ -354,28 +354,39 @@ func.func @strided_out(%dy: memref<4x8xf32>, %g: memref<8xf32>, %dx: memref<4x8x
 
 // -----
 
-// The global norm: each tensor's sum of squares into its own 128 slots of
-// one f64 scratch buffer (a strided tensor copied dense first), then one
-// call over all 2 · 128 slots.
-//   tfrt_cuda_sum_squares_f32(n, x, slots, partials)
+// The global norm: one call for the sums of squares of all the tensors,
+// each into its own 128 slots of one f64 scratch buffer, then one call
+// over all 2 · 128 slots. The tensors come as host arrays (memref.alloca,
+// filled by stores) of element counts and addresses, a strided tensor
+// copied dense first.
+//   tfrt_cuda_sum_squares_f32(count, sizes, tensors, slots, partials)
 //   tfrt_cuda_global_norm_f32(count, partials, out)
 // CHECK-LABEL: func.func @global_norm
 // CHECK-SAME:    (%[[A:.*]]: memref<3x4xf32>, %[[B:.*]]: memref<5xf32, strided<[2], offset: 1>>, %[[N:.*]]: memref<f32>)
 // CHECK:         %[[PARTIALS:.*]] = memref.alloc() : memref<256xf64>
-// CHECK:         %[[C12:.*]] = arith.constant 12 : i64
-// CHECK:         %[[AP:.*]] = llvm.inttoptr
-// CHECK:         %[[C128:.*]] = arith.constant 128 : i64
-// CHECK:         %[[SLOT0:.*]] = memref.subview %[[PARTIALS]][0] [128] [1]
-// CHECK:         %[[S0:.*]] = llvm.inttoptr
-// CHECK-NEXT:    call @tfrt_cuda_sum_squares_f32(%[[C12]], %[[AP]], %[[C128]], %[[S0]])
-// CHECK:         %[[DENSE:.*]] = memref.alloc() : memref<5xf32>
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG:     %[[C12:.*]] = arith.constant 12 : i64
+// CHECK-DAG:     %[[C5:.*]] = arith.constant 5 : i64
+// CHECK:         %[[SIZES:.*]] = memref.alloca() : memref<2xi64>
+// CHECK:         memref.store %[[C12]], %[[SIZES]][%{{.*}}] : memref<2xi64>
+// CHECK:         memref.store %[[C5]], %[[SIZES]][%{{.*}}] : memref<2xi64>
+// CHECK:         %[[SIZESP:.*]] = llvm.inttoptr
+// CHECK:         %[[AI:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK-NEXT:    %[[AI64:.*]] = arith.index_cast %[[AI]] : index to i64
+// CHECK-NEXT:    %[[DENSE:.*]] = memref.alloc() : memref<5xf32>
 // CHECK-NEXT:    memref.copy %[[B]], %[[DENSE]]
-// CHECK:         %[[SLOT1:.*]] = memref.subview %[[PARTIALS]][128] [128] [1]
-// The second slot's address is offset by 128 doubles.
-// CHECK:         memref.extract_strided_metadata %[[SLOT1]]
-// CHECK:         call @tfrt_cuda_sum_squares_f32
+// CHECK-NEXT:    %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[DENSE]]
+// CHECK-NEXT:    %[[BI64:.*]] = arith.index_cast %[[BI]] : index to i64
+// CHECK-NEXT:    %[[TENSORS:.*]] = memref.alloca() : memref<2xi64>
+// CHECK:         memref.store %[[AI64]], %[[TENSORS]][%{{.*}}] : memref<2xi64>
+// CHECK:         memref.store %[[BI64]], %[[TENSORS]][%{{.*}}] : memref<2xi64>
+// CHECK:         %[[TENSORSP:.*]] = llvm.inttoptr
+// CHECK:         %[[C128:.*]] = arith.constant 128 : i64
+// CHECK:         %[[PP:.*]] = llvm.inttoptr
+// CHECK-NEXT:    call @tfrt_cuda_sum_squares_f32(%[[C2]], %[[SIZESP]], %[[TENSORSP]], %[[C128]], %[[PP]])
 // CHECK:         %[[C256:.*]] = arith.constant 256 : i64
 // CHECK:         call @tfrt_cuda_global_norm_f32(%[[C256]],
+// CHECK-NOT:     call
 func.func @global_norm(%a: memref<3x4xf32>, %b: memref<5xf32, strided<[2], offset: 1>>, %n: memref<f32>) {
   nn.global_norm_into %a, %b into %n : (memref<3x4xf32>, memref<5xf32, strided<[2], offset: 1>>, memref<f32>) -> ()
   return
@@ -383,18 +394,19 @@ func.func @global_norm(%a: memref<3x4xf32>, %b: memref<5xf32, strided<[2], offse
 
 // -----
 
-// Adam in place: n, param, grad, exp_avg, exp_avg_sq, then β1, 1 - β1, β2,
-// 1 - β2 (each complement rounded to f32 from double), eps, the L2 decay,
-// then the step's scalars by address.
-// CHECK:       func.func private @tfrt_cuda_adam_update_f32(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// Adam in place: count, sizes, params, grads, exp_avgs, exp_avg_sqs (host
+// arrays), then β1, 1 - β1, β2, 1 - β2 (each complement rounded to f32
+// from double), eps, the L2 decay, then the step's scalars by address.
+// CHECK:       func.func private @tfrt_cuda_adam_update_f32(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, f32, f32, f32, f32, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @adam
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-DAG:     %[[B1:.*]] = arith.constant 0.899999976 : f32
 // CHECK-DAG:     %[[OMB1:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK-DAG:     %[[B2:.*]] = arith.constant 9.990000e-01 : f32
 // CHECK-DAG:     %[[OMB2:.*]] = arith.constant 1.000000e-03 : f32
 // CHECK-DAG:     %[[EPS:.*]] = arith.constant 9.99999993E-9 : f32
 // CHECK-DAG:     %[[WD:.*]] = arith.constant 0.00999999977 : f32
-// CHECK:         call @tfrt_cuda_adam_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B1]], %[[OMB1]], %[[B2]], %[[OMB2]], %[[EPS]], %[[WD]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:         call @tfrt_cuda_adam_update_f32(%[[ONE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B1]], %[[OMB1]], %[[B2]], %[[OMB2]], %[[EPS]], %[[WD]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK-NOT:     memref.copy
 func.func @adam(%p: memref<6xf32>, %g: memref<6xf32>, %m: memref<6xf32>, %v: memref<6xf32>, %s1: memref<f32>, %s2: memref<f32>, %s3: memref<f32>, %s4: memref<f32>) {
   nn.adam_update_into %p, %g, %m, %v step_size %s1 bias_correction2_sqrt %s2 clip_factor %s3 decay_factor %s4 {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.01 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
@@ -403,19 +415,64 @@ func.func @adam(%p: memref<6xf32>, %g: memref<6xf32>, %m: memref<6xf32>, %v: mem
 
 // -----
 
-// SGD: n, param, grad, the momentum buffer or null, momentum, decay,
-// nesterov (i32), lr and the clipping factor by address.
+// Adjacent updates with the same settings and step scalars are one call,
+// their tensors in order (the training step's parameters, one after the
+// other). One with another weight decay starts a new call, and so does the
+// next same one after it: only adjacent updates join.
+// CHECK-LABEL: func.func @adam_groups
+// CHECK-SAME:    (%[[P:[^:]*]]: memref<6xf32>, %[[Q:[^:]*]]: memref<2x4xf32>, %[[R:[^:]*]]: memref<4xf32>,
+// CHECK-DAG:     %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG:     %[[SIX:.*]] = arith.constant 6 : i64
+// CHECK-DAG:     %[[EIGHT:.*]] = arith.constant 8 : i64
+// CHECK:         %[[SIZES:.*]] = memref.alloca() : memref<2xi64>
+// CHECK:         memref.store %[[SIX]], %[[SIZES]]
+// CHECK:         memref.store %[[EIGHT]], %[[SIZES]]
+// CHECK:         %[[PI:.*]] = memref.extract_aligned_pointer_as_index %[[P]]
+// CHECK:         %[[QI:.*]] = memref.extract_aligned_pointer_as_index %[[Q]]
+// CHECK:         %[[PARAMS:.*]] = memref.alloca() : memref<2xi64>
+// CHECK:         call @tfrt_cuda_adam_update_f32(%[[TWO]],
+// CHECK:         %[[RI:.*]] = memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK:         call @tfrt_cuda_adam_update_f32(%{{.*}},
+// CHECK:         call @tfrt_cuda_adam_update_f32(%{{.*}},
+// CHECK-NOT:     call
+func.func @adam_groups(%p: memref<6xf32>, %q: memref<2x4xf32>, %r: memref<4xf32>, %g: memref<6xf32>, %gq: memref<2x4xf32>, %gr: memref<4xf32>, %s: memref<f32>) {
+  nn.adam_update_into %p, %g, %g, %g step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  nn.adam_update_into %q, %gq, %gq, %gq step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<2x4xf32>, memref<2x4xf32>, memref<2x4xf32>, memref<2x4xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  nn.adam_update_into %r, %gr, %gr, %gr step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.5 : f64} : (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  nn.adam_update_into %p, %g, %g, %g step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// Another step scalar (here the clipping factor) is another call too.
+// CHECK-LABEL: func.func @adam_other_scalars
+// CHECK-COUNT-2: call @tfrt_cuda_adam_update_f32
+// CHECK-NOT:     call
+func.func @adam_other_scalars(%p: memref<6xf32>, %s: memref<f32>, %c: memref<f32>) {
+  nn.adam_update_into %p, %p, %p, %p step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  nn.adam_update_into %p, %p, %p, %p step_size %s bias_correction2_sqrt %s clip_factor %c decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+// SGD: count, sizes, params, grads, the momentum buffers (a host array) or
+// null, momentum, decay, nesterov (i32), lr and the clipping factor by
+// address. With momentum and without are two calls.
 // CHECK-LABEL: func.func @sgd
 // CHECK-SAME:    (%[[P:.*]]: memref<6xf32>, %[[G:.*]]: memref<6xf32>, %[[BUF:.*]]: memref<6xf32>
 // CHECK:         %[[BI:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
 // CHECK-NEXT:    %[[BI64:.*]] = arith.index_cast %[[BI]]
-// CHECK-NEXT:    %[[BP:.*]] = llvm.inttoptr %[[BI64]]
+// CHECK-NEXT:    %[[BUFFERS:.*]] = memref.alloca() : memref<1xi64>
+// CHECK:         memref.store %[[BI64]], %[[BUFFERS]]
+// CHECK:         %[[BP:.*]] = llvm.inttoptr
 // CHECK:         %[[MOM:.*]] = arith.constant 0.899999976 : f32
 // CHECK:         %[[NESTEROV:.*]] = arith.constant 1 : i32
-// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[BP]], %[[MOM]], %{{.*}}, %[[NESTEROV]], %{{.*}}, %{{.*}})
+// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[BP]], %[[MOM]], %{{.*}}, %[[NESTEROV]], %{{.*}}, %{{.*}})
 // CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK:         %[[PLAIN:.*]] = arith.constant 0 : i32
-// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %[[PLAIN]], %{{.*}}, %{{.*}})
+// CHECK:         call @tfrt_cuda_sgd_update_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NULL]], %{{.*}}, %{{.*}}, %[[PLAIN]], %{{.*}}, %{{.*}})
 func.func @sgd(%p: memref<6xf32>, %g: memref<6xf32>, %b: memref<6xf32>, %lr: memref<f32>, %c: memref<f32>) {
   nn.sgd_update_into %p, %g lr %lr clip_factor %c momentum_buffer %b {momentum = 0.9 : f64, nesterov, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<6xf32>) -> ()
   nn.sgd_update_into %p, %g lr %lr clip_factor %c {momentum = 0.0 : f64, weight_decay = 0.0 : f64} : (memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>) -> ()

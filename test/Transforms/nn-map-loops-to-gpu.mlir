@@ -431,6 +431,47 @@ func.func @host(%arena: memref<512xi8>, %x: memref<4x6xf32>) {
   return
 }
 
+// -----
+
+// A host array a runtime call reads (memref.alloca, filled by stores) is
+// the host's stack: nothing of it goes to the GPU.
+// CHECK-LABEL: func.func @host_array
+// CHECK-NOT:     scf.parallel
+// CHECK:         %[[A:.*]] = memref.alloca() : memref<2xi64>
+// CHECK-NEXT:    memref.store %{{.*}}, %[[A]][%{{.*}}] : memref<2xi64>
+// CHECK-NEXT:    memref.store %{{.*}}, %[[A]][%{{.*}}] : memref<2xi64>
+// CHECK-NOT:     scf.parallel
+// CHECK:         call @sizes
+func.func private @sizes(!llvm.ptr)
+func.func @host_array() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %six = arith.constant 6 : i64
+  %eight = arith.constant 8 : i64
+  %a = memref.alloca() : memref<2xi64>
+  memref.store %six, %a[%c0] : memref<2xi64>
+  memref.store %eight, %a[%c1] : memref<2xi64>
+  %i = memref.extract_aligned_pointer_as_index %a : memref<2xi64> -> index
+  %i64 = arith.index_cast %i : index to i64
+  %p = llvm.inttoptr %i64 : i64 to !llvm.ptr
+  call @sizes(%p) : (!llvm.ptr) -> ()
+  return
+}
+
+// -----
+
+// A store into device memory is the GPU's, on one thread.
+// CHECK-LABEL: func.func @device_store
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel
+// CHECK:             memref.store
+func.func @device_store(%x: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  memref.store %f, %x[%c0] : memref<2xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//

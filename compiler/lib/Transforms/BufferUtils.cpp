@@ -76,7 +76,7 @@ Value throughIdentity(Value index) {
   return index;
 }
 
-Value pointerOf(OpBuilder &b, Location loc, Value memref) {
+Value addressOf(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   Value address =
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
@@ -89,9 +89,13 @@ Value pointerOf(OpBuilder &b, Location loc, Value memref) {
         arith::MulIOp::create(b, loc, metadata.getOffset(), elementBytes);
     address = arith::AddIOp::create(b, loc, address, offset);
   }
-  Value integer = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), integer);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+}
+
+Value pointerOf(OpBuilder &b, Location loc, Value memref) {
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  addressOf(b, loc, memref));
 }
 
 func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,

@@ -38,8 +38,12 @@ bool touchedBetween(mlir::Operation *from, mlir::Operation *to,
 /// linalg ops puts around each induction variable it indexes with.
 mlir::Value throughIdentity(mlir::Value index);
 
-/// The address of `memref`'s first element (its offset included) as an
-/// LLVM pointer, for a runtime kernel's argument.
+/// The address of `memref`'s first element (its offset included) as an i64,
+/// for an array of addresses a runtime function reads.
+mlir::Value addressOf(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value memref);
+
+/// addressOf as an LLVM pointer, for a runtime function's argument.
 mlir::Value pointerOf(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value memref);
 

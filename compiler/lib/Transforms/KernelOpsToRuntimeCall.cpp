@@ -27,6 +27,7 @@ namespace transfuse {
 
 using namespace mlir;
 using namespace transfuse::nn;
+using transfuse::buffers::addressOf;
 using transfuse::buffers::declareRuntimeFunction;
 using transfuse::buffers::pointerOf;
 
@@ -61,6 +62,10 @@ int64_t product(ArrayRef<int64_t> dims) {
   return result;
 }
 
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<MemRefType>(value.getType()).getShape();
+}
+
 /// The arguments of one runtime call, in the kernel's order, with their
 /// types for its declaration.
 class Call {
@@ -80,22 +85,39 @@ public:
 
   /// A buffer the kernel reads, dense (copied into a dense buffer if it is
   /// a strided view).
-  void input(Value buffer) {
-    auto type = cast<MemRefType>(buffer.getType());
-    if (!isDenseRowMajor(type)) {
-      Value dense = memref::AllocOp::create(
-          b, loc, MemRefType::get(type.getShape(), type.getElementType()));
-      memref::CopyOp::create(b, loc, buffer, dense);
-      buffer = dense;
-    }
-    add(pointerOf(b, loc, buffer));
-  }
+  void input(Value buffer) { add(pointerOf(b, loc, dense(buffer))); }
   /// A buffer the kernel writes: bufferization allocated it, dense.
   LogicalResult output(Operation *op, Value buffer) {
-    if (!isDenseRowMajor(cast<MemRefType>(buffer.getType())))
-      return op->emitOpError("the CUDA kernel writes dense buffers, got ")
-             << buffer.getType();
+    if (failed(checkDense(op, buffer)))
+      return failure();
     add(pointerOf(b, loc, buffer));
+    return success();
+  }
+
+  /// For a call over many tensors, host arrays the runtime reads during the
+  /// call: their element counts, the addresses of buffers the kernel reads
+  /// (as input()) and of buffers it writes (as output()).
+  void sizes(ValueRange buffers) {
+    SmallVector<Value> counts;
+    for (Value buffer : buffers)
+      counts.push_back(arith::ConstantOp::create(
+          b, loc, b.getI64IntegerAttr(product(shapeOf(buffer)))));
+    hostArray(counts);
+  }
+  void inputs(ValueRange buffers) {
+    SmallVector<Value> addresses;
+    for (Value buffer : buffers)
+      addresses.push_back(addressOf(b, loc, dense(buffer)));
+    hostArray(addresses);
+  }
+  LogicalResult outputs(Operation *op, ValueRange buffers) {
+    SmallVector<Value> addresses;
+    for (Value buffer : buffers) {
+      if (failed(checkDense(op, buffer)))
+        return failure();
+      addresses.push_back(addressOf(b, loc, buffer));
+    }
+    hostArray(addresses);
     return success();
   }
   /// Labels or ids: the buffer and its index width.
@@ -128,12 +150,36 @@ public:
 private:
   Type pointerType() { return LLVM::LLVMPointerType::get(b.getContext()); }
   void add(Value value) { arguments.push_back(value); }
+
+  static LogicalResult checkDense(Operation *op, Value buffer) {
+    if (isDenseRowMajor(cast<MemRefType>(buffer.getType())))
+      return success();
+    return op->emitOpError("the CUDA kernel writes dense buffers, got ")
+           << buffer.getType();
+  }
+  Value dense(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (isDenseRowMajor(type))
+      return buffer;
+    Value copy = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    memref::CopyOp::create(b, loc, buffer, copy);
+    return copy;
+  }
+  /// `values` (i64) in an array on the host's stack, by address.
+  void hostArray(ArrayRef<Value> values) {
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+    Value array = memref::AllocaOp::create(b, loc, type);
+    for (auto [i, value] : llvm::enumerate(values))
+      memref::StoreOp::create(
+          b, loc, value, array,
+          ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+    add(pointerOf(b, loc, array));
+  }
+
   SmallVector<Value> arguments;
 };
-
-ArrayRef<int64_t> shapeOf(Value value) {
-  return cast<MemRefType>(value.getType()).getShape();
-}
 
 /// That every floating-point buffer `op` reads or writes is f32, all the
 /// kernels take.
@@ -265,7 +311,8 @@ LogicalResult lower(ModuleOp module, EmbeddingGradIntoOp op) {
 }
 
 /// The sum of squares of each tensor into its own kGlobalNormBlocks slots
-/// of one scratch buffer, then their sum's square root.
+/// of one scratch buffer (one call for all of them), then their sum's
+/// square root.
 LogicalResult lower(ModuleOp module, GlobalNormIntoOp op) {
   if (failed(checkF32(op)))
     return failure();
@@ -273,25 +320,19 @@ LogicalResult lower(ModuleOp module, GlobalNormIntoOp op) {
   Location loc = op.getLoc();
   int64_t slots = kGlobalNormBlocks * op.getInputs().size();
   Value partials = Call::newScratch(b, loc, slots, b.getF64Type());
-  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
-    Call call(op);
-    call.i64(product(shapeOf(input)));
-    call.input(input);
-    call.i64(kGlobalNormBlocks);
-    Value slot = memref::SubViewOp::create(
-        b, loc, partials,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(i * kGlobalNormBlocks)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(kGlobalNormBlocks)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-    if (failed(call.output(op, slot)))
-      return failure();
-    call.emit(module, "tfrt_cuda_sum_squares_f32");
-  }
-  Call call(op);
-  call.i64(slots);
-  if (failed(call.output(op, partials)) || failed(call.output(op, op.getOut())))
+  Call squares(op);
+  squares.i64(op.getInputs().size());
+  squares.sizes(op.getInputs());
+  squares.inputs(op.getInputs());
+  squares.i64(kGlobalNormBlocks);
+  if (failed(squares.output(op, partials)))
     return failure();
-  call.emit(module, "tfrt_cuda_global_norm_f32");
+  squares.emit(module, "tfrt_cuda_sum_squares_f32");
+  Call norm(op);
+  norm.i64(slots);
+  if (failed(norm.output(op, partials)) || failed(norm.output(op, op.getOut())))
+    return failure();
+  norm.emit(module, "tfrt_cuda_global_norm_f32");
   return success();
 }
 
@@ -301,23 +342,44 @@ void betaAndComplement(Call &call, APFloat beta) {
   call.f32(1.0 - beta.convertToDouble());
 }
 
-/// The leading arguments of an update: the element count, the parameter
-/// (written in place, so dense) and its gradient.
-LogicalResult updateHead(Operation *op, Call &call, Value param, Value grad) {
-  if (failed(checkF32(op)))
+/// `Op`'s operand `get` of every update of `group`.
+template <typename Op, typename Get>
+SmallVector<Value> operandOfEach(ArrayRef<Operation *> group, Get get) {
+  return llvm::map_to_vector(
+      group, [&](Operation *op) { return Value(get(cast<Op>(op))); });
+}
+
+/// The leading arguments of an update call: the tensor count, their
+/// element counts, the parameters (written in place, so dense) and their
+/// gradients.
+template <typename Op>
+LogicalResult updateHead(Call &call, ArrayRef<Operation *> group) {
+  for (Operation *op : group)
+    if (failed(checkF32(op)))
+      return failure();
+  SmallVector<Value> params =
+      operandOfEach<Op>(group, [](Op op) { return op.getParam(); });
+  call.i64(group.size());
+  call.sizes(params);
+  if (failed(call.outputs(group.front(), params)))
     return failure();
-  call.i64(product(shapeOf(param)));
-  if (failed(call.output(op, param)))
-    return failure();
-  call.input(grad);
+  call.inputs(operandOfEach<Op>(group, [](Op op) { return op.getGrad(); }));
   return success();
 }
 
-LogicalResult lower(ModuleOp module, AdamUpdateIntoOp op) {
+/// One call for consecutive nn.adam_update_into ops with the same settings
+/// and step scalars.
+LogicalResult lowerAdam(ModuleOp module, ArrayRef<Operation *> group) {
+  using Op = AdamUpdateIntoOp;
+  auto op = cast<Op>(group.front());
   Call call(op);
-  if (failed(updateHead(op, call, op.getParam(), op.getGrad())) ||
-      failed(call.output(op, op.getExpAvg())) ||
-      failed(call.output(op, op.getExpAvgSq())))
+  if (failed(updateHead<Op>(call, group)) ||
+      failed(call.outputs(
+          op,
+          operandOfEach<Op>(group, [](Op op) { return op.getExpAvg(); }))) ||
+      failed(call.outputs(op, operandOfEach<Op>(group, [](Op op) {
+                            return op.getExpAvgSq();
+                          }))))
     return failure();
   betaAndComplement(call, op.getBeta1());
   betaAndComplement(call, op.getBeta2());
@@ -330,12 +392,18 @@ LogicalResult lower(ModuleOp module, AdamUpdateIntoOp op) {
   return success();
 }
 
-LogicalResult lower(ModuleOp module, SgdUpdateIntoOp op) {
+/// One call for consecutive nn.sgd_update_into ops with the same settings
+/// and step scalars; all have momentum buffers or none has.
+LogicalResult lowerSgd(ModuleOp module, ArrayRef<Operation *> group) {
+  using Op = SgdUpdateIntoOp;
+  auto op = cast<Op>(group.front());
   Call call(op);
-  if (failed(updateHead(op, call, op.getParam(), op.getGrad())))
+  if (failed(updateHead<Op>(call, group)))
     return failure();
-  if (Value buffer = op.getMomentumBuffer()) {
-    if (failed(call.output(op, buffer)))
+  if (op.getMomentumBuffer()) {
+    if (failed(call.outputs(op, operandOfEach<Op>(group, [](Op op) {
+                              return op.getMomentumBuffer();
+                            }))))
       return failure();
   } else {
     call.null();
@@ -349,29 +417,63 @@ LogicalResult lower(ModuleOp module, SgdUpdateIntoOp op) {
   return success();
 }
 
+/// Whether update `next` can join `first`'s call: the same kind, the same
+/// attributes (settings, and which optional operands are there) and the
+/// same step scalars. An update's first four operands are its tensors
+/// (parameter, gradient, state); the rest are the step's scalars.
+bool sameUpdate(Operation *first, Operation *next) {
+  if (first->getName() != next->getName() ||
+      first->getAttrDictionary() != next->getAttrDictionary())
+    return false;
+  auto scalars = [](Operation *op) {
+    auto operands = op->getOperands();
+    unsigned tensors = isa<AdamUpdateIntoOp>(op) ? 4 : 2;
+    if (auto sgd = dyn_cast<SgdUpdateIntoOp>(op);
+        sgd && sgd.getMomentumBuffer())
+      tensors = 3;
+    return operands.drop_front(tensors);
+  };
+  return llvm::equal(scalars(first), scalars(next));
+}
+
 struct KernelOpsToRuntimeCallPass
     : transfuse::impl::KernelOpsToRuntimeCallBase<KernelOpsToRuntimeCallPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
+    // Runs of adjacent updates that one call can make.
+    SmallVector<SmallVector<Operation *>> updates;
     module.walk([&](Operation *op) {
       if (isa<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
               CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
-              EmbeddingGradIntoOp, GlobalNormIntoOp, AdamUpdateIntoOp,
-              SgdUpdateIntoOp>(op))
+              EmbeddingGradIntoOp, GlobalNormIntoOp>(op))
         ops.push_back(op);
+      if (!isa<AdamUpdateIntoOp, SgdUpdateIntoOp>(op))
+        return;
+      if (!updates.empty() && updates.back().back()->getNextNode() == op &&
+          sameUpdate(updates.back().front(), op))
+        updates.back().push_back(op);
+      else
+        updates.push_back({op});
     });
     for (Operation *op : ops) {
       LogicalResult lowered =
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
                     CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
-                    EmbeddingGradIntoOp, GlobalNormIntoOp, AdamUpdateIntoOp,
-                    SgdUpdateIntoOp>(
+                    EmbeddingGradIntoOp, GlobalNormIntoOp>(
                   [&](auto into) { return lower(module, into); });
       if (failed(lowered))
         return signalPassFailure();
       op->erase();
+    }
+    for (ArrayRef<Operation *> group : updates) {
+      if (failed(isa<AdamUpdateIntoOp>(group.front())
+                     ? lowerAdam(module, group)
+                     : lowerSgd(module, group)))
+        return signalPassFailure();
+      for (Operation *op : group)
+        op->erase();
     }
   }
 };

@@ -371,13 +371,17 @@ LogicalResult mapSerial(ArrayRef<Operation *> ops) {
 
 /// Whether `op`, left at the top of a host function, touches memory the
 /// GPU owns: anything that reads or writes a buffer except the runtime
-/// calls (which take addresses), views, and the planned buffers themselves.
+/// calls (which take addresses), views, the planned buffers themselves,
+/// and the host's stack arrays that runtime calls read (memref.alloca and
+/// the stores that fill it).
 bool touchesDeviceMemory(Operation *op) {
   if (isView(op) ||
       isa<func::CallOp, func::ReturnOp, memref::ExtractAlignedPointerAsIndexOp,
           memref::ExtractStridedMetadataOp, memref::GetGlobalOp,
-          memref::AllocOp, memref::DeallocOp>(op))
+          memref::AllocOp, memref::DeallocOp, memref::AllocaOp>(op))
     return false;
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return !store.getMemRef().getDefiningOp<memref::AllocaOp>();
   if (op->getNumRegions() > 0)
     return true;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);

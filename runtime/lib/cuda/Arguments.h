@@ -10,10 +10,10 @@
 namespace transfuse::rt::cuda {
 
 /// Throws TF_ERROR_EXECUTION "<name> must not be negative, got <value>".
-inline void requireNonNegative(const char *name, int64_t value) {
+inline void requireNonNegative(const std::string &name, int64_t value) {
   if (value < 0)
-    fail(TF_ERROR_EXECUTION, std::string(name) + " must not be negative, got " +
-                                 std::to_string(value));
+    fail(TF_ERROR_EXECUTION,
+         name + " must not be negative, got " + std::to_string(value));
 }
 
 } // namespace transfuse::rt::cuda

@@ -179,6 +179,12 @@ def KernelOpsToRuntimeCall
     address, sizes as rows and columns, attributes as scalars, and the
     scratch memory the kernel needs as a fresh buffer. An operand that is a
     strided view is copied into a dense buffer first. Operands must be f32.
+    `nn.global_norm_into` becomes one call for the sums of squares of all
+    its tensors and one for the norm; a run of adjacent
+    `nn.adam_update_into` (`nn.sgd_update_into`) ops with the same
+    attributes and step scalars becomes one call over all their tensors.
+    Calls over many tensors take host arrays (`memref.alloca`, filled by
+    `memref.store`) of the tensors' element counts and addresses.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
