@@ -323,12 +323,9 @@ def verify_prepared(prepared):
         out = command_output(["git", "-C", ROOT, "rev-parse", "HEAD"])
         checkout = out.strip() if out else None
     verdict["checkout_commit"] = checkout
-    if checkout and checkout != index["commit"]:
-        return dict(verdict, status="fail", message=(
-            f"prepared for commit {index['commit'][:12]}, this checkout is "
-            f"{checkout[:12]}: run `make gpu-check-prep` again"))
-    # The files the preparation saw against those here. (Where the copy
-    # has no .git, this is all there is to go by.)
+    # The files the preparation saw against those here: they decide, since
+    # a copy's .git may lag behind its files (a GPU machine's copy of the
+    # working tree can carry the .git of an earlier commit).
     differ = []
     for path, blob in sorted(index["tree"].items()):
         full = os.path.join(ROOT, path)
@@ -336,14 +333,26 @@ def verify_prepared(prepared):
         if here != blob:
             differ.append(path)
     verdict["tree_differs"] = differ
+    other_commit = checkout and checkout != index["commit"]
+    shown = ", ".join(differ[:6]) + (", ..." if len(differ) > 6 else "")
+    if other_commit and differ:
+        return dict(verdict, status="fail", message=(
+            f"prepared for commit {index['commit'][:12]}, this checkout is "
+            f"{checkout[:12]} and {len(differ)} file(s) differ ({shown}): "
+            f"run `make gpu-check-prep` again"))
     if differ:
-        shown = ", ".join(differ[:6]) + (", ..." if len(differ) > 6 else "")
         return dict(verdict, status="warn", message=(
             f"{len(differ)} file(s) here differ from those prepared from: "
             f"{shown}"))
-    return dict(verdict, status="ok", message="the files here are those "
-                "prepared from" + ("" if checkout else " (no .git here: the "
-                                   "commit is known from the files only)"))
+    if other_commit:
+        note = (f" (git says {checkout[:12]}, but every file is as at "
+                f"{index['commit'][:12]})")
+    elif not checkout:
+        note = " (no .git here: the commit is known from the files only)"
+    else:
+        note = ""
+    return dict(verdict, status="ok",
+                message="the files here are those prepared from" + note)
 
 
 def prepared_command(args):

@@ -649,12 +649,24 @@ class Prepared(unittest.TestCase):
         self.assertEqual(verdict["status"], "ok")
         self.assertEqual(verdict["checkout_commit"], "a" * 40)
         self.assertNotIn("no .git", verdict["message"])
+        # Another commit with the files prepared from (a copy's .git that
+        # lags behind its files): the files decide.
+        with mock.patch.object(gpu_check, "command_output",
+                               return_value="b" * 40 + "\n"):
+            verdict = self.verify()
+        self.assertEqual(verdict["status"], "ok")
+        self.assertIn("git says bbbbbbbbbbbb, but every file is as at "
+                      "aaaaaaaaaaaa", verdict["message"])
+        # Another commit and other files: prepared for something else.
+        self.index["tree"]["gone.txt"] = "0" * 40
+        self.write_index()
         with mock.patch.object(gpu_check, "command_output",
                                return_value="b" * 40 + "\n"):
             verdict = self.verify()
         self.assertEqual(verdict["status"], "fail")
         self.assertIn("prepared for commit aaaaaaaaaaaa, this checkout is "
-                      "bbbbbbbbbbbb", verdict["message"])
+                      "bbbbbbbbbbbb and 1 file(s) differ (gone.txt)",
+                      verdict["message"])
 
     def test_prepared_command(self):
         out = os.path.join(self.tmp.name, "prepared.json")
