@@ -99,8 +99,11 @@ sanitize: deps
 # What the GPU check (docs/gpu-check.md, tools/gpu-check.sh) needs on a GPU
 # machine without MLIR, made here: the seed models' CUDA artifacts, the CPU
 # artifacts' results to compare with, the batches and the sanitizer data,
-# in build-gpu-check/ (under 40 MiB; carry it along with the checkout).
+# and (unless BENCH=0) bench/gpu.py's artifacts for `gpu-check.sh --bench`,
+# in build-gpu-check/ (about 26 MiB; carry it along with the checkout).
 # transfuse-compile finds the CUDA toolkit through CUDA_HOME.
+BENCH ?= 1
 gpu-check-prep: build
 	CUDA_HOME=$$(tools/install-cuda-toolkit.sh) /usr/bin/python3 \
-	  test/python/gpu_check_prep.py --build $(BUILD) --out build-gpu-check
+	  test/python/gpu_check_prep.py --build $(BUILD) --out build-gpu-check \
+	  $(if $(filter 1,$(BENCH)),--bench)

@@ -11,8 +11,9 @@ The GPU machine has no compiler, so the work is split in two:
 
 `prepare` compiles each seed spec at its own sizes (dropout as written)
 with --target=cuda, once per --precision (f32 and tf32 by default), into
-bench/.cache/gpu/<model>/model.<precision>.tfm; carry bench/.cache/gpu
-along. `run` builds nothing: it needs the runtime built
+--artifacts (default bench/.cache/gpu)/<model>/model.<precision>.tfm;
+carry that directory along (`make gpu-check-prep` puts them in
+build-gpu-check/bench, which `tools/gpu-check.sh --bench` runs). `run` builds nothing: it needs the runtime built
 for CUDA (tools/gpu-check.sh builds it), PyTorch with CUDA and numpy. Per
 model, each side runs in its own process: ours opens the artifact,
 initialises the parameters with the runtime's seed-1 initialisation and
@@ -54,8 +55,8 @@ BATCH_SEED = 1
 PRECISIONS = ["f32", "tf32"]
 
 
-def artifact_path(model, precision):
-    return os.path.join(CACHE_DIR, model, f"model.{precision}.tfm")
+def artifact_path(args, model, precision):
+    return os.path.join(args.artifacts, model, f"model.{precision}.tfm")
 
 
 # --- prepare (where the compiler is) -------------------------------------------
@@ -72,7 +73,7 @@ def prepare(args):
     for model in args.models:
         spec = os.path.join(ROOT, "models", model + ".pbtxt")
         for precision in args.precision:
-            out = artifact_path(model, precision)
+            out = artifact_path(args, model, precision)
             os.makedirs(os.path.dirname(out), exist_ok=True)
             if fwd.newer(out, spec, compiler):
                 print(f"{model}: {os.path.relpath(out, ROOT)} up to date")
@@ -108,7 +109,7 @@ def time_steps(step, warmup, repeats, max_seconds):
 def worker_ours(args, torch, manifest, batch, forward_inputs):
     import runtime_api
     lib = runtime_api.load(args.runtime)
-    artifact = runtime_api.Artifact(lib, artifact_path(args.model, args.precision))
+    artifact = runtime_api.Artifact(lib, artifact_path(args, args.model, args.precision))
     free = torch.cuda.mem_get_info()[0]
     session = runtime_api.Session(artifact)
     session.init_parameters(INIT_SEED)
@@ -130,7 +131,7 @@ def worker_torch(args, torch, manifest, batch, forward_inputs):
     # CUDA artifact, so that both sides start from the same weights.
     lib = runtime_api.load(args.runtime)
     session = runtime_api.Session(runtime_api.Artifact(
-        lib, artifact_path(args.model, args.precision)))
+        lib, artifact_path(args, args.model, args.precision)))
     session.init_parameters(INIT_SEED)
     names = [p["name"] for p in manifest["parameters"]]
     values = {n: session.parameter(n) for n in names}
@@ -207,7 +208,7 @@ def worker(args):
     torch.set_float32_matmul_precision("high" if tf32 else "highest")
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context, before any measurement
-    manifest = fwd.read_manifest(artifact_path(args.model, args.precision))
+    manifest = fwd.read_manifest(artifact_path(args, args.model, args.precision))
     batch = train.make_batch(manifest, BATCH_SEED)
     forward_inputs = {name: batch[name]
                       for name in manifest["training"]["inputs"]}
@@ -223,14 +224,17 @@ def worker(args):
 def side(args, model, precision, kind, compile_peer=False):
     command = [sys.executable, os.path.abspath(__file__), "worker", kind,
                "--model", model, "--precision", precision,
-               "--runtime", args.runtime,
+               "--runtime", args.runtime, "--artifacts", args.artifacts,
                "--warmup", str(args.warmup), "--repeats", str(args.repeats),
                "--max-seconds", str(args.max_seconds)]
     if compile_peer:
         command.append("--compile")
+    left = args.time_limit - (time.monotonic() - args.started)
+    if left <= 0:
+        raise RuntimeError(f"not run: past the run's {args.time_limit:.0f} s")
     proc = subprocess.run(command, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True,
-                          timeout=args.side_timeout)
+                          timeout=min(args.side_timeout, left))
     for line in proc.stdout.splitlines():
         if line.startswith("GPU-BENCH ") and proc.returncode == 0:
             return json.loads(line[len("GPU-BENCH "):])
@@ -245,6 +249,7 @@ def median_ms(times):
 
 def run(args):
     import torch
+    args.started = time.monotonic()
     gpu = torch.cuda.get_device_name(0)
     print(f"Transfuse GPU benchmark: {gpu}, PyTorch {torch.__version__} "
           f"(CUDA {torch.version.cuda}), float32 (TF32 where the precision "
@@ -299,12 +304,16 @@ def parse_args():
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("prepare", help="compile the CUDA artifacts")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--artifacts", default=CACHE_DIR,
+                   help="where the artifacts go (default %(default)s)")
     p.add_argument("--models", nargs="+", default=MODELS, choices=MODELS)
     p.add_argument("--precision", nargs="+", default=PRECISIONS,
                    choices=PRECISIONS)
     timing = argparse.ArgumentParser(add_help=False)
     timing.add_argument("--runtime", required=True,
                         help="libtransfuse_runtime.so built for CUDA")
+    timing.add_argument("--artifacts", default=CACHE_DIR,
+                        help="what `prepare` compiled (default %(default)s)")
     timing.add_argument("--warmup", type=int, default=3)
     timing.add_argument("--repeats", type=int, default=30)
     timing.add_argument("--max-seconds", type=float, default=5.0,
@@ -319,6 +328,9 @@ def parse_args():
                    choices=PRECISIONS)
     r.add_argument("--out", default=os.environ.get("OUT", CACHE_DIR))
     r.add_argument("--side-timeout", type=float, default=240)
+    r.add_argument("--time-limit", type=float, default=float("inf"),
+                   help="seconds for the whole run: a side that would "
+                        "start or run past it is not timed (an error)")
     w = commands.add_parser("worker", parents=[timing])
     w.add_argument("worker", choices=["ours", "torch"])
     w.add_argument("--model", required=True, choices=MODELS)

@@ -5,6 +5,7 @@
 #
 #   bash tools/gpu-check.sh                results in build-gpu-check/
 #   OUT=DIR bash tools/gpu-check.sh        results in DIR
+#   bash tools/gpu-check.sh --bench        then bench/gpu.py against PyTorch
 #   bash tools/gpu-check.sh --no-gpu       everything up to the GPU
 #
 # It reports the machine and what was prepared (and stops if that was made
@@ -12,18 +13,32 @@
 # MLIR there --, then runs test/python/gpu_check.py's checks, each with its
 # own time limit, all within BUDGET seconds (default 530: under 9 minutes
 # with the build), prints a table and writes OUT/gpu-check.json and
-# OUT/logs/. Options after the script's name go to `gpu_check.py run`
+# OUT/logs/. With --bench it then times the artifacts `make
+# gpu-check-prep` compiled for bench/gpu.py against PyTorch, in what is
+# left of the budget, and writes OUT/gpu-bench.json (BENCH_ARGS: more of
+# `gpu.py run`'s options, e.g. "--compile --models transformer_base").
+# Other options after the script's name go to `gpu_check.py run`
 # (--no-gpu, --cpu-stand-in, --models ..., --check-timeout S). The exit
-# status is 0 when every check passed.
+# status is 0 when every check passed (and, with --bench, every model was
+# timed).
 #
-# Environment: OUT, BUDGET, JOBS (build jobs, default: the CPUs), PYTHON
+# Environment: OUT, BUDGET, BENCH_ARGS, JOBS (build jobs, default: the CPUs), PYTHON
 # (default python3), GPU_CHECK_BUILD (the build directory, default
 # build-gpu-check/build), CUDA_HOME (a toolkit when nvcc is not on PATH).
 set -euo pipefail
 
 case ${1:-} in
-  -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
+bench=0
+check_args=()
+for arg in "$@"; do
+  if [ "$arg" = --bench ]; then
+    bench=1
+  else
+    check_args+=("$arg")
+  fi
+done
 
 start=$(date +%s)
 budget=${BUDGET:-530}
@@ -46,6 +61,9 @@ command -v "$python" > /dev/null ||
 [ -f "$prep/index.json" ] ||
   fail "build-gpu-check/index.json is missing: run 'make gpu-check-prep'" \
        "where the compiler is, and bring build-gpu-check/ along"
+[ "$bench" = 0 ] || [ -d "$prep/bench" ] ||
+  fail "--bench: build-gpu-check/bench/ is missing: prepare with" \
+       "'make gpu-check-prep' (not BENCH=0)"
 
 # The CUDA toolkit: nvcc's on PATH, else CUDA_HOME's, CUDA_PATH's or the
 # default installation's.
@@ -140,8 +158,34 @@ printf '{"status": "%s", "seconds": %d, "generator": "%s", "openblas": "%s", "di
   > "$logs/build.json"
 
 echo "== Checks"
-exec "$python" "${check[@]}" run --prepared "$prep" \
+status=0
+"$python" "${check[@]}" run --prepared "$prep" \
   --runtime "$build/lib/libtransfuse_runtime.so" --bin-dir "$build/bin" \
   --out "$out" ${cuda_root:+--cuda-root "$cuda_root"} \
   --machine "$logs/machine.json" --build "$logs/build.json" \
-  --deadline $((start + budget)) "$@"
+  --deadline $((start + budget)) ${check_args[@]+"${check_args[@]}"} ||
+  status=$?
+[ "$bench" = 1 ] || exit "$status"
+
+left=$((start + budget - $(date +%s)))
+echo "== Benchmark (bench/gpu.py, ${left} s of the budget left)"
+mode=$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["mode"])' \
+       "$out/gpu-check.json" 2> /dev/null || echo unknown)
+not_run=
+if [ "$mode" != gpu ]; then
+  not_run="the checks ran in mode $mode, not on a GPU"
+elif [ "$build_status" != PASS ]; then
+  not_run="the runtime did not build"
+elif [ "$left" -lt 30 ]; then
+  not_run="only $left s of the budget left"
+fi
+if [ -n "$not_run" ]; then
+  echo "  not run: $not_run"
+  exit 1
+fi
+# BENCH_ARGS is a list of options: split on purpose.
+# shellcheck disable=SC2086
+"$python" bench/gpu.py run --runtime "$build/lib/libtransfuse_runtime.so" \
+  --artifacts "$prep/bench" --out "$out" --time-limit "$left" \
+  ${BENCH_ARGS:-} || status=1
+exit "$status"

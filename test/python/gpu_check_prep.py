@@ -252,6 +252,19 @@ def copy_nlohmann(source, out):
     sys.exit("error: nlohmann/json.hpp not found (give --nlohmann-include)")
 
 
+def bench_artifacts(args, out, work):
+    """bench/gpu.py's CUDA artifacts, for `tools/gpu-check.sh --bench`:
+    compiled into WORK/bench (kept from one preparation to the next, and
+    recompiled only when the spec or the compiler is newer), then copied
+    to OUT/bench."""
+    cache = os.path.join(work, "bench")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gpu.py"),
+                    "prepare", "--build", args.build, "--artifacts", cache],
+                   check=True)
+    shutil.copytree(cache, os.path.join(out, "bench"))
+    return "bench"
+
+
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"),
@@ -262,6 +275,8 @@ def parse_args():
                                        "(default: BUILD/gpu-check-work)")
     parser.add_argument("--models", nargs="+", default=list(gpu_check.MODELS),
                         choices=list(gpu_check.MODELS))
+    parser.add_argument("--bench", action="store_true",
+                        help="also bench/gpu.py's artifacts, in OUT/bench")
     parser.add_argument("--nlohmann-include",
                         help="the directory holding nlohmann/json.hpp")
     return parser.parse_args()
@@ -369,6 +384,9 @@ def main():
     print("sanitizer data", flush=True)
     index["sanitizer_data"] = sanitizer_data(args, out, work, cpu_artifacts)
     index["nlohmann_include"] = copy_nlohmann(args.nlohmann_include, out)
+    if args.bench:
+        print("benchmark artifacts (bench/gpu.py prepare)", flush=True)
+        index["bench"] = bench_artifacts(args, out, work)
     index["files"] = {}
     for directory, _, names in os.walk(out):
         for name in names:
