@@ -4,7 +4,8 @@
 CI has no GPU, so tools/gpu-check.sh never runs there; this tests the parts
 of gpu_check.py that decide its verdicts on fabricated inputs: the
 sanitizers' output, the table, the problems and the JSON, the check of a
-prepared folder, fingerprints, and the runner's budget and order. No worker,
+prepared folder, fingerprints, the runner's budget and order, and the time
+limit bench/gpu.py's sides get under `tools/gpu-check.sh --bench`. No worker,
 sanitizer or git is run: subprocess.run is replaced by fakes that write
 what a worker or compute-sanitizer would, and the repository root by a
 temporary one. Neither PyTorch nor the runtime is imported.
@@ -1035,6 +1036,49 @@ class RunCommand(RunnerFixture):
         self.assertEqual(report["prepared"]["status"], "fail")
         self.assertIn("error: index.json is of schema other", printed)
         self.assertIn("FAILED: nothing run", printed)
+
+
+class BenchTimeLimit(unittest.TestCase):
+    """bench/gpu.py's run under `tools/gpu-check.sh --bench`: each side
+    gets what is left of --time-limit, and none starts past it."""
+
+    @classmethod
+    def setUpClass(cls):
+        bench = os.path.join(gpu_check.ROOT, "bench")
+        sys.path.insert(0, bench)
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "bench_gpu", os.path.join(bench, "gpu.py"))
+        cls.gpu = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.gpu)
+
+    def args(self, time_limit, spent):
+        return types.SimpleNamespace(
+            runtime="/lib/rt.so", artifacts="/prep/bench", warmup=3,
+            repeats=30, max_seconds=5.0, side_timeout=240.0,
+            time_limit=time_limit, started=time.monotonic() - spent)
+
+    def test_a_side_gets_what_is_left(self):
+        done = subprocess.CompletedProcess(
+            [], 0, stdout='GPU-BENCH {"train": [0.1]}\n', stderr="")
+        with mock.patch.object(self.gpu.subprocess, "run",
+                               return_value=done) as run:
+            result = self.gpu.side(self.args(100.0, 40.0), "char_lm", "f32",
+                                   "ours")
+        self.assertEqual(result, {"train": [0.1]})
+        command = run.call_args[0][0]
+        self.assertEqual(command[command.index("--artifacts") + 1],
+                         "/prep/bench")
+        self.assertLessEqual(run.call_args[1]["timeout"], 60.0)
+        self.assertGreater(run.call_args[1]["timeout"], 59.0)
+
+    def test_no_side_starts_past_the_limit(self):
+        with mock.patch.object(self.gpu.subprocess, "run") as run:
+            with self.assertRaisesRegex(RuntimeError,
+                                        "not run: past the run's 100 s"):
+                self.gpu.side(self.args(100.0, 101.0), "char_lm", "f32",
+                              "torch")
+        run.assert_not_called()
 
 
 if __name__ == "__main__":
