@@ -418,22 +418,22 @@ LogicalResult lowerSgd(ModuleOp module, ArrayRef<Operation *> group) {
 }
 
 /// Whether update `next` can join `first`'s call: the same kind, the same
-/// attributes (settings, and which optional operands are there) and the
-/// same step scalars. An update's first four operands are its tensors
-/// (parameter, gradient, state); the rest are the step's scalars.
+/// settings and the same step scalars (and, for SGD, momentum buffers in
+/// both or in neither).
 bool sameUpdate(Operation *first, Operation *next) {
   if (first->getName() != next->getName() ||
       first->getAttrDictionary() != next->getAttrDictionary())
     return false;
-  auto scalars = [](Operation *op) {
-    auto operands = op->getOperands();
-    unsigned tensors = isa<AdamUpdateIntoOp>(op) ? 4 : 2;
-    if (auto sgd = dyn_cast<SgdUpdateIntoOp>(op);
-        sgd && sgd.getMomentumBuffer())
-      tensors = 3;
-    return operands.drop_front(tensors);
-  };
-  return llvm::equal(scalars(first), scalars(next));
+  if (auto a = dyn_cast<AdamUpdateIntoOp>(first)) {
+    auto b = cast<AdamUpdateIntoOp>(next);
+    return a.getStepSize() == b.getStepSize() &&
+           a.getBiasCorrection2Sqrt() == b.getBiasCorrection2Sqrt() &&
+           a.getClipFactor() == b.getClipFactor() &&
+           a.getDecayFactor() == b.getDecayFactor();
+  }
+  auto a = cast<SgdUpdateIntoOp>(first), b = cast<SgdUpdateIntoOp>(next);
+  return a.getLr() == b.getLr() && a.getClipFactor() == b.getClipFactor() &&
+         !a.getMomentumBuffer() == !b.getMomentumBuffer();
 }
 
 struct KernelOpsToRuntimeCallPass

@@ -67,10 +67,22 @@ void forEachBatch(int64_t count, const int64_t *sizes,
   }
 }
 
-/// The grid of an update: every tensor's blocks; none is launched when the
-/// batch has no elements (a grid of no blocks fails).
-template <int Arrays> unsigned updateBlocks(const TensorBatch<Arrays> &batch) {
-  return batch.firstBlock[batch.count];
+/// Launches update `kernel` (one thread per element, kPerItemThreads a
+/// block) over each batch of the call's tensors, with `settings` and the
+/// step's scalars after the batch.
+template <int Arrays, typename... Rest>
+void launchUpdates(Execution &execution, const char *kernel, int64_t count,
+                   const int64_t *sizes,
+                   const std::array<const float *const *, Arrays> &arrays,
+                   const Rest &...rest) {
+  forEachBatch<Arrays>(count, sizes, arrays,
+                       [&](const TensorBatch<Arrays> &batch, int64_t) {
+                         // A grid of no blocks fails: a batch of empty tensors
+                         // launches nothing.
+                         if (unsigned blocks = batch.firstBlock[batch.count])
+                           launch(execution, kernel, {blocks},
+                                  {kPerItemThreads}, 0, batch, rest...);
+                       });
 }
 
 } // namespace
@@ -121,14 +133,10 @@ extern "C" TF_API void tfrt_cuda_adam_update_f32(
   onDevice("tfrt_cuda_adam_update_f32", [&](Execution &execution) {
     AdamSettings settings{beta1, one_minus_beta1, beta2, one_minus_beta2,
                           eps,   weight_decay};
-    forEachBatch<4>(count, sizes, {params, grads, exp_avgs, exp_avg_sqs},
-                    [&](const TensorBatch<4> &batch, int64_t) {
-                      if (unsigned blocks = updateBlocks(batch))
-                        launch(execution, "tf_adam_update_f32", {blocks},
-                               {kPerItemThreads}, 0, batch, settings, step_size,
-                               bias_correction2_sqrt, clip_factor,
-                               decay_factor);
-                    });
+    launchUpdates<4>(execution, "tf_adam_update_f32", count, sizes,
+                     {params, grads, exp_avgs, exp_avg_sqs}, settings,
+                     step_size, bias_correction2_sqrt, clip_factor,
+                     decay_factor);
   });
 }
 
@@ -142,12 +150,8 @@ tfrt_cuda_sgd_update_f32(int64_t count, const int64_t *sizes,
                          const float *clip_factor) {
   onDevice("tfrt_cuda_sgd_update_f32", [&](Execution &execution) {
     SgdSettings settings{momentum, weight_decay, nesterov != 0};
-    forEachBatch<3>(count, sizes, {params, grads, momentum_buffers},
-                    [&](const TensorBatch<3> &batch, int64_t) {
-                      if (unsigned blocks = updateBlocks(batch))
-                        launch(execution, "tf_sgd_update_f32", {blocks},
-                               {kPerItemThreads}, 0, batch, settings, lr,
-                               clip_factor);
-                    });
+    launchUpdates<3>(execution, "tf_sgd_update_f32", count, sizes,
+                     {params, grads, momentum_buffers}, settings, lr,
+                     clip_factor);
   });
 }
