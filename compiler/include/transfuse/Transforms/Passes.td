@@ -287,7 +287,7 @@ def SplitReductions : Pass<"nn-split-reductions"> {
   let summary = "Splits reductions with few results for many GPU threads";
   let description = [{
     A `linalg.generic` on tensors with one result that reduces at least
-    1024 elements into fewer than 16384 results, with an associative
+    256 elements into fewer than 16384 results, with an associative
     combiner (`yield combine(%out, x)`: integer add, max, min, float add
     with `reassoc`) and projected-permutation maps, has one reduction
     dimension d of size E split as d = r * c + p (c dividing E): a first op
@@ -295,7 +295,7 @@ def SplitReductions : Pass<"nn-split-reductions"> {
     neutral element, each over every c-th element; a second combines them
     into the original init. The pass repeats on both until nothing is left
     to split. c is chosen so that the first op has about 16384 results and
-    each still reduces at least 4 elements.
+    each of them still reduces at least 16 elements.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
