@@ -100,7 +100,7 @@ sanitize: deps
 # machine without MLIR, made here: the seed models' CUDA artifacts, the CPU
 # artifacts' results to compare with, the batches and the sanitizer data,
 # and (unless BENCH=0) bench/gpu.py's artifacts for `gpu-check.sh --bench`,
-# in build-gpu-check/ (about 26 MiB; carry it along with the checkout).
+# in build-gpu-check/ (about 25 MiB; carry it along with the checkout).
 # transfuse-compile finds the CUDA toolkit through CUDA_HOME.
 BENCH ?= 1
 gpu-check-prep: build
