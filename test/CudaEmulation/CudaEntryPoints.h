@@ -49,14 +49,15 @@ void tfrt_cuda_attention_backward_f32(
 
 void tfrt_cuda_layer_norm_f32(int64_t rows, int64_t cols, const float *input,
                               const float *residual, const float *gamma,
-                              const float *beta, float epsilon, float *out);
+                              const float *beta, float epsilon, int32_t form,
+                              float *out);
 
 void tfrt_cuda_layer_norm_grad_f32(int64_t rows, int64_t cols,
                                    const float *grad, const float *input,
                                    const float *gamma, float epsilon,
-                                   float *grad_input, float *grad_gamma,
-                                   float *grad_beta, float *partials,
-                                   int64_t row_chunk);
+                                   int32_t form, float *grad_input,
+                                   float *grad_gamma, float *grad_beta,
+                                   float *partials, int64_t row_chunk);
 
 void tfrt_cuda_cross_entropy_f32(int64_t rows, int64_t classes,
                                  const float *logits, const void *labels,

@@ -1,14 +1,16 @@
 //===- LayerNormTest.cpp - The CUDA layer norm against a reference --------===//
 //
 // tfrt_cuda_layer_norm{,_grad}_f32 and kernels/layer_norm.cu, emulated,
-// against a double-precision layer norm and its gradient written from
-// torch.nn.LayerNorm's definition (biased variance). The widths give each
-// block size rowThreads picks, from 32 threads with most idle to 512 with
-// several elements each.
+// against a double-precision layer norm and its gradient written from the
+// definitions of each form (torch.nn.LayerNorm's biased variance, the
+// unbiased std plus epsilon, RMSNorm). The widths give each block size
+// rowThreads picks, from 32 threads with most idle to 512 with several
+// elements each.
 //===----------------------------------------------------------------------===//
 #include "CudaEntryPoints.h"
 #include "DeviceTesting.h"
 #include "Grid.h"
+#include "shared/LayerNormMath.h"
 #include "shared/RowBlocks.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +24,10 @@ namespace {
 using namespace transfuse::emu;
 using transfuse::rt::kColumnLanes;
 using transfuse::rt::kColumnTile;
+using transfuse::rt::kNormEpsilonOnStd;
+using transfuse::rt::kNormMeanSquare;
+using transfuse::rt::kNormUnbiasedVariance;
+using transfuse::rt::kNormVariance;
 
 constexpr float kEpsilon = 1e-5f;
 
@@ -39,33 +45,49 @@ std::vector<double> operand(const std::vector<float> &x,
   return sum;
 }
 
-/// xhat of every element, and each row's rstd.
+/// xhat of every element; each row's scale s, and the divisor D of
+/// Σ(g · xhat) in grad_input (nn.layer_norm_grad).
 struct Normalised {
-  std::vector<double> xhat, rstd;
+  std::vector<double> xhat, scale, xhatDivisor;
 };
 
-Normalised normalise(Rows shape, const std::vector<double> &x) {
-  Normalised n{std::vector<double>(x.size()), std::vector<double>(shape.rows)};
+/// In `form` (the runtime's encoding): the mean (none for the mean
+/// square), var = Σ(x - mean)² / M, s = 1 / sqrt(var + ε) or 1 / (sqrt(var)
+/// + ε).
+Normalised normalise(Rows shape, const std::vector<double> &x,
+                     int32_t form = kNormVariance) {
+  int32_t statistic = form & ~kNormEpsilonOnStd;
+  bool onStd = form & kNormEpsilonOnStd;
+  double divisor =
+      statistic == kNormUnbiasedVariance ? shape.cols - 1 : shape.cols;
+  Normalised n{std::vector<double>(x.size()), std::vector<double>(shape.rows),
+               std::vector<double>(shape.rows)};
   for (int64_t r = 0; r < shape.rows; ++r) {
     const double *row = x.data() + r * shape.cols;
-    double mean = 0, variance = 0;
+    double mean = 0, squares = 0;
+    if (statistic != kNormMeanSquare)
+      for (int64_t c = 0; c < shape.cols; ++c)
+        mean += row[c] / shape.cols;
     for (int64_t c = 0; c < shape.cols; ++c)
-      mean += row[c] / shape.cols;
+      squares += (row[c] - mean) * (row[c] - mean);
+    double std = std::sqrt(squares / divisor);
+    n.scale[r] = onStd ? 1 / (std + kEpsilon)
+                       : 1 / std::sqrt(squares / divisor + kEpsilon);
+    n.xhatDivisor[r] = onStd ? divisor * std * n.scale[r] : divisor;
     for (int64_t c = 0; c < shape.cols; ++c)
-      variance += (row[c] - mean) * (row[c] - mean) / shape.cols;
-    n.rstd[r] = 1 / std::sqrt(variance + kEpsilon);
-    for (int64_t c = 0; c < shape.cols; ++c)
-      n.xhat[r * shape.cols + c] = (row[c] - mean) * n.rstd[r];
+      n.xhat[r * shape.cols + c] = (row[c] - mean) * n.scale[r];
   }
   return n;
 }
 
+/// xhat · gamma + beta; no beta when `beta` is empty.
 std::vector<double> referenceOutput(Rows shape, const Normalised &n,
                                     const std::vector<float> &gamma,
                                     const std::vector<float> &beta) {
   std::vector<double> out(n.xhat.size());
   for (size_t i = 0; i < out.size(); ++i)
-    out[i] = n.xhat[i] * gamma[i % shape.cols] + beta[i % shape.cols];
+    out[i] = n.xhat[i] * gamma[i % shape.cols] +
+             (beta.empty() ? 0.0 : beta[i % shape.cols]);
   return out;
 }
 
@@ -73,24 +95,29 @@ struct Gradients {
   std::vector<double> input, gamma, beta;
 };
 
+/// grad_input = s · (g - mean(g) - xhat · Σ(g · xhat) / D), mean(g) only
+/// for a centred form, and the column sums.
 Gradients referenceGradients(Rows shape, const Normalised &n,
                              const std::vector<float> &gamma,
-                             const std::vector<float> &grad) {
+                             const std::vector<float> &grad,
+                             int32_t form = kNormVariance) {
+  bool centred = (form & ~kNormEpsilonOnStd) != kNormMeanSquare;
   Gradients g{std::vector<double>(n.xhat.size()),
               std::vector<double>(shape.cols), std::vector<double>(shape.cols)};
   for (int64_t r = 0; r < shape.rows; ++r) {
-    double meanG = 0, meanGXhat = 0;
+    double meanG = 0, sumGXhat = 0;
     for (int64_t c = 0; c < shape.cols; ++c) {
       int64_t i = r * shape.cols + c;
-      meanG += double(grad[i]) * gamma[c] / shape.cols;
-      meanGXhat += double(grad[i]) * gamma[c] * n.xhat[i] / shape.cols;
+      if (centred)
+        meanG += double(grad[i]) * gamma[c] / shape.cols;
+      sumGXhat += double(grad[i]) * gamma[c] * n.xhat[i];
       g.gamma[c] += grad[i] * n.xhat[i];
       g.beta[c] += grad[i];
     }
     for (int64_t c = 0; c < shape.cols; ++c) {
       int64_t i = r * shape.cols + c;
-      g.input[i] = n.rstd[r] *
-                   (double(grad[i]) * gamma[c] - meanG - n.xhat[i] * meanGXhat);
+      g.input[i] = n.scale[r] * (double(grad[i]) * gamma[c] - meanG -
+                                 n.xhat[i] * sumGXhat / n.xhatDivisor[r]);
     }
   }
   return g;
@@ -110,13 +137,15 @@ struct Inputs {
   std::vector<float> x, residual, gamma, beta, grad;
 };
 
-std::vector<float> forward(const Inputs &in, bool withResidual) {
+std::vector<float> forward(const Inputs &in, bool withResidual,
+                           int32_t form = kNormVariance, bool withBeta = true) {
   std::vector<float> out = unwritten(in.x.size());
   EXPECT_EQ(runOnDevice([&] {
               tfrt_cuda_layer_norm_f32(
                   in.shape.rows, in.shape.cols, in.x.data(),
                   withResidual ? in.residual.data() : nullptr, in.gamma.data(),
-                  in.beta.data(), kEpsilon, out.data());
+                  withBeta ? in.beta.data() : nullptr, kEpsilon, form,
+                  out.data());
             }),
             "");
   return out;
@@ -126,7 +155,8 @@ struct GradientsF32 {
   std::vector<float> input, gamma, beta;
 };
 
-GradientsF32 backward(const Inputs &in, int64_t rowChunk) {
+GradientsF32 backward(const Inputs &in, int64_t rowChunk,
+                      int32_t form = kNormVariance) {
   const Rows &s = in.shape;
   int64_t chunks = s.rows == 0 ? 0 : (s.rows - 1) / rowChunk + 1;
   GradientsF32 g{unwritten(in.x.size()), unwritten(s.cols), unwritten(s.cols)};
@@ -134,7 +164,7 @@ GradientsF32 backward(const Inputs &in, int64_t rowChunk) {
   EXPECT_EQ(runOnDevice([&] {
               tfrt_cuda_layer_norm_grad_f32(
                   s.rows, s.cols, in.grad.data(), in.x.data(), in.gamma.data(),
-                  kEpsilon, g.input.data(), g.gamma.data(), g.beta.data(),
+                  kEpsilon, form, g.input.data(), g.gamma.data(), g.beta.data(),
                   partials.data(), rowChunk);
             }),
             "");
@@ -169,6 +199,41 @@ TEST(CudaLayerNorm, BackwardMatchesReference) {
         EXPECT_TRUE(near("grad_gamma", got.gamma, want.gamma, 2e-5));
         EXPECT_TRUE(near("grad_beta", got.beta, want.beta, 2e-5));
       }
+}
+
+// The other forms: the Annotated Transformer's (unbiased std plus ε),
+// RMSNorm with and without beta, and the two remaining combinations.
+TEST(CudaLayerNorm, FormsMatchReference) {
+  struct Form {
+    const char *name;
+    int32_t bits;
+    bool withBeta;
+  };
+  for (Form form :
+       {Form{"unbiased std + eps", kNormUnbiasedVariance | kNormEpsilonOnStd,
+             true},
+        Form{"rms", kNormMeanSquare, false},
+        Form{"rms with beta", kNormMeanSquare, true},
+        Form{"biased std + eps", kNormVariance | kNormEpsilonOnStd, true},
+        Form{"unbiased variance", kNormUnbiasedVariance, true}})
+    for (int64_t cols : {2, 130}) {
+      SCOPED_TRACE(std::string(form.name) + ", cols " + std::to_string(cols));
+      Inputs in({3, cols});
+      Normalised n =
+          normalise(in.shape, operand(in.x, &in.residual), form.bits);
+      std::vector<float> noBeta;
+      EXPECT_TRUE(near("out", forward(in, true, form.bits, form.withBeta),
+                       referenceOutput(in.shape, n, in.gamma,
+                                       form.withBeta ? in.beta : noBeta),
+                       3e-6));
+      Normalised plain = normalise(in.shape, operand(in.x, nullptr), form.bits);
+      Gradients want =
+          referenceGradients(in.shape, plain, in.gamma, in.grad, form.bits);
+      GradientsF32 got = backward(in, 2, form.bits);
+      EXPECT_TRUE(near("grad_input", got.input, want.input, 2e-5));
+      EXPECT_TRUE(near("grad_gamma", got.gamma, want.gamma, 2e-5));
+      EXPECT_TRUE(near("grad_beta", got.beta, want.beta, 2e-5));
+    }
 }
 
 // 100 chunks give each of a column's kColumnLanes threads several to add,
@@ -211,11 +276,13 @@ TEST(CudaLayerNorm, BlocksStrideOverTheRows) {
                      partials = unwritten(2 * chunks * s.cols);
   EXPECT_EQ(launchKernel("tf_layer_norm", {3}, {64}, 0, s.rows, s.cols,
                          in.x.data(), static_cast<const float *>(nullptr),
-                         in.gamma.data(), in.beta.data(), kEpsilon, out.data()),
+                         in.gamma.data(), in.beta.data(), kEpsilon,
+                         int32_t(kNormVariance), out.data()),
             "");
   EXPECT_EQ(launchKernel("tf_layer_norm_grad_chunks", {3}, {32}, 0, s.rows,
                          s.cols, in.grad.data(), in.x.data(), in.gamma.data(),
-                         kEpsilon, rowChunk, gradInput.data(), partials.data()),
+                         kEpsilon, int32_t(kNormVariance), rowChunk,
+                         gradInput.data(), partials.data()),
             "");
   // One block for both tiles of 32 columns.
   EXPECT_EQ(launchKernel("tf_layer_norm_grad_columns", {1, 2},
@@ -245,15 +312,27 @@ TEST(CudaLayerNorm, RejectsBadArguments) {
   float f = 0;
   EXPECT_EQ(runOnDevice([&] {
               tfrt_cuda_layer_norm_f32(-1, 3, &f, nullptr, &f, &f, kEpsilon,
-                                       &f);
+                                       kNormVariance, &f);
             }),
             "tfrt_cuda_layer_norm_f32: rows must not be negative, got -1");
   EXPECT_EQ(runOnDevice([&] {
-              tfrt_cuda_layer_norm_grad_f32(1, 1, &f, &f, &f, kEpsilon, &f, &f,
-                                            &f, &f, 0);
+              tfrt_cuda_layer_norm_f32(1, 3, &f, nullptr, &f, &f, kEpsilon, 3,
+                                       &f);
+            }),
+            "tfrt_cuda_layer_norm_f32: form 3 is not a layer norm form");
+  EXPECT_EQ(runOnDevice([&] {
+              tfrt_cuda_layer_norm_grad_f32(1, 1, &f, &f, &f, kEpsilon,
+                                            kNormVariance, &f, &f, &f, &f, 0);
             }),
             "tfrt_cuda_layer_norm_grad_f32: row_chunk must be at least 1, "
             "got 0");
+  EXPECT_EQ(runOnDevice([&] {
+              tfrt_cuda_layer_norm_grad_f32(1, 1, &f, &f, &f, kEpsilon,
+                                            kNormUnbiasedVariance, &f, &f, &f,
+                                            &f, 1);
+            }),
+            "tfrt_cuda_layer_norm_grad_f32: an unbiased variance needs rows "
+            "of at least 2 elements, got 1");
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 // RUN: transfuse-opt %s -split-input-file -nn-fuse-layer-norm | FileCheck %s
 
 // The forms of layer normalisation -nn-fuse-layer-norm turns into one
-// nn.layer_norm, and the look-alikes it must leave alone.
+// nn.layer_norm (torch's, the Annotated Transformer's unbiased std plus ε,
+// RMSNorm), and the look-alikes it must leave alone.
 //
 // An epsilon written as an f32 constant is carried as that f32 value,
 // widened exactly to the f64 attribute: 1e-5 in f32 prints as
@@ -211,6 +212,182 @@ func.func @residual_of_existing_norm(%a: tensor<2x5x16xf32>, %res: tensor<2x5x16
   %y = nn.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
   return %y : tensor<2x5x16xf32>
 }
+
+// -----
+
+// γ without β: a layer norm without beta (an added β would become its
+// beta, as in @centred_variance).
+// CHECK-LABEL: func.func @gamma_only
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[X]], %[[G]] {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @gamma_only(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-5> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %var = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %ve = nn.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %ve : tensor<4x1xf32>
+  %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %s : tensor<4x16xf32>
+}
+
+// -----
+
+// The unbiased variance, sum((x - μ)²) / (n - 1), with ε in the root.
+// CHECK-LABEL: func.func @unbiased_variance
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[X]], %[[G]], %[[B]] {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>} : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @unbiased_variance(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-5> : tensor<f32>
+  %n1 = arith.constant dense<15.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %var = nn.div %sum, %n1 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %ve = nn.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %ve : tensor<4x1xf32>
+  %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The Annotated Transformer's LayerNorm, as its importer expansion writes
+// it: γ * (x - μ) / (x.std() + ε) + β, x.std() = sqrt(sum((x - μ)²) /
+// (n - 1)). The unbiased variance with ε on the std.
+// CHECK-LABEL: func.func @unbiased_std_plus_epsilon
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x5x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[X]], %[[G]], %[[B]] {axis = 2 : i64, epsilon = 9.9999999747524271E-7 : f64, epsilon_on_std, statistic = #nn.norm_statistic<unbiased_variance>} : (tensor<2x5x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @unbiased_std_plus_epsilon(%x: tensor<2x5x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<2x5x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %n1 = arith.constant dense<15.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [2] {keep_dims} : tensor<2x5x16xf32> -> tensor<2x5x1xf32>
+  %c = nn.sub %x, %mu : (tensor<2x5x16xf32>, tensor<2x5x1xf32>) -> tensor<2x5x16xf32>
+  %sq = nn.mul %c, %c : (tensor<2x5x16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  %sum = nn.reduce_sum %sq [2] {keep_dims} : tensor<2x5x16xf32> -> tensor<2x5x1xf32>
+  %var = nn.div %sum, %n1 : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %std = nn.sqrt %var : tensor<2x5x1xf32>
+  %se = nn.add %std, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %gc = nn.mul %g, %c : (tensor<16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  %n = nn.div %gc, %se : (tensor<2x5x16xf32>, tensor<2x5x1xf32>) -> tensor<2x5x16xf32>
+  %y = nn.add %n, %b : (tensor<2x5x16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+  return %y : tensor<2x5x16xf32>
+}
+
+// -----
+
+// The same with the variance written as sum · (1 / (n - 1)) (an f32 factor
+// whose inverse is 15 to within rounding), γ after the division, ε first
+// in its add, and a residual sum as the input.
+// CHECK-LABEL: func.func @unbiased_std_reciprocal_residual
+// CHECK-SAME:    (%[[A:.*]]: tensor<4x16xf32>, %[[R:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[A]] + %[[R]], %[[G]], %[[B]] {axis = 1 : i64, epsilon = 9.9999999747524271E-7 : f64, epsilon_on_std, statistic = #nn.norm_statistic<unbiased_variance>}
+// CHECK-NEXT:    return %[[Y]]
+func.func @unbiased_std_reciprocal_residual(%a: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %inv = arith.constant dense<0.0666666701> : tensor<f32>
+  %x = nn.add %a, %res : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %var = nn.mul %inv, %sum : (tensor<f32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %se = nn.add %eps, %std : (tensor<f32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %n = nn.div %c, %se : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %y = nn.add %b, %s : (tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The biased variance with ε on the std: (x - μ) / (sqrt(mean((x - μ)²)) +
+// ε) · γ + β.
+// CHECK-LABEL: func.func @biased_std_plus_epsilon
+// CHECK:         nn.layer_norm %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64, epsilon_on_std} :
+// CHECK-NOT:     nn.sqrt
+func.func @biased_std_plus_epsilon(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-5> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %var = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %se = nn.add %std, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %n = nn.div %c, %se : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// RMSNorm as torch.nn.RMSNorm computes it: x · rsqrt(mean(x²) + ε) · γ,
+// with no mean and no β.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x5x16xf32>, %[[G:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[X]], %[[G]] {axis = 2 : i64, epsilon = 9.9999999747524271E-7 : f64, statistic = #nn.norm_statistic<mean_square>} : (tensor<2x5x16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+// CHECK-NEXT:    return %[[Y]]
+func.func @rms_norm(%x: tensor<2x5x16xf32>, %g: tensor<16xf32>) -> tensor<2x5x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %sq = nn.mul %x, %x : (tensor<2x5x16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  %ms = nn.reduce_mean %sq [2] {keep_dims} : tensor<2x5x16xf32> -> tensor<2x5x1xf32>
+  %me = nn.add %ms, %eps : (tensor<2x5x1xf32>, tensor<f32>) -> tensor<2x5x1xf32>
+  %r = nn.rsqrt %me : tensor<2x5x1xf32>
+  %n = nn.mul %x, %r : (tensor<2x5x16xf32>, tensor<2x5x1xf32>) -> tensor<2x5x16xf32>
+  %y = nn.mul %g, %n : (tensor<16xf32>, tensor<2x5x16xf32>) -> tensor<2x5x16xf32>
+  return %y : tensor<2x5x16xf32>
+}
+
+// -----
+
+// RMSNorm divided by sqrt, with a bias, of a residual sum.
+// CHECK-LABEL: func.func @rms_norm_div_bias_residual
+// CHECK-SAME:    (%[[A:.*]]: tensor<4x16xf32>, %[[R:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[Y:.*]] = nn.layer_norm %[[A]] + %[[R]], %[[G]], %[[B]] {axis = 1 : i64, epsilon = 9.9999999747524271E-7 : f64, statistic = #nn.norm_statistic<mean_square>}
+// CHECK-NEXT:    return %[[Y]]
+func.func @rms_norm_div_bias_residual(%a: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %x = nn.add %a, %res : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ms = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %me = nn.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %rt = nn.sqrt %me : tensor<4x1xf32>
+  %n = nn.div %x, %rt : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The layer norm without β is also returned: the add of β stays outside.
+// CHECK-LABEL: func.func @beta_not_folded_into_shared_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK-NEXT:    %[[N:.*]] = nn.layer_norm %[[X]], %[[G]] {axis = 1 : i64, epsilon = 9.9999999747524271E-7 : f64, statistic = #nn.norm_statistic<mean_square>}
+// CHECK-NEXT:    %[[Y:.*]] = nn.add %[[N]], %[[B]]
+// CHECK-NEXT:    return %[[Y]], %[[N]]
+func.func @beta_not_folded_into_shared_norm(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %sq = nn.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ms = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %me = nn.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %me : tensor<4x1xf32>
+  %n = nn.mul %x, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y, %s : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
 
 // -----
 
@@ -464,35 +641,6 @@ func.func @epsilon_negative(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor
 
 // -----
 
-// γ without β: nn.layer_norm always has both, and the affine-less
-// normalisation is not fused on its own.
-// CHECK-LABEL: func.func @gamma_only
-// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>)
-// CHECK:         %[[MU:.*]] = nn.reduce_mean %[[X]] [1] {keep_dims}
-// CHECK:         %[[C:.*]] = nn.sub %[[X]], %[[MU]]
-// CHECK:         %[[SQ:.*]] = nn.mul %[[C]], %[[C]]
-// CHECK:         %[[VAR:.*]] = nn.reduce_mean %[[SQ]] [1] {keep_dims}
-// CHECK:         %[[VE:.*]] = nn.add %[[VAR]], %{{.*}}
-// CHECK:         %[[RS:.*]] = nn.rsqrt %[[VE]]
-// CHECK:         %[[N:.*]] = nn.mul %[[C]], %[[RS]]
-// CHECK:         %[[S:.*]] = nn.mul %[[N]], %[[G]]
-// CHECK-NOT:     nn.layer_norm
-// CHECK:         return %[[S]]
-func.func @gamma_only(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
-  %eps = arith.constant dense<1.0e-5> : tensor<f32>
-  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
-  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
-  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-  %var = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
-  %ve = nn.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
-  %r = nn.rsqrt %ve : tensor<4x1xf32>
-  %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
-  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-  return %s : tensor<4x16xf32>
-}
-
-// -----
-
 // β without γ.
 // CHECK-LABEL: func.func @beta_only
 // CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16xf32>)
@@ -545,41 +693,6 @@ func.func @gamma_wrong_shape(%x: tensor<4x16xf32>, %g: tensor<4x16xf32>, %b: ten
   %r = nn.rsqrt %ve : tensor<4x1xf32>
   %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
   %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-  %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-  return %y : tensor<4x16xf32>
-}
-
-// -----
-
-// The unbiased variance, sum((x - μ)²) / (n - 1): not what nn.layer_norm
-// computes.
-// CHECK-LABEL: func.func @unbiased_variance
-// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xf32>, %[[G:.*]]: tensor<16xf32>, %[[B:.*]]: tensor<16xf32>)
-// CHECK-DAG:     %[[N1:.*]] = arith.constant dense<1.500000e+01> : tensor<f32>
-// CHECK:         %[[MU:.*]] = nn.reduce_mean %[[X]] [1] {keep_dims}
-// CHECK:         %[[C:.*]] = nn.sub %[[X]], %[[MU]]
-// CHECK:         %[[SQ:.*]] = nn.mul %[[C]], %[[C]]
-// CHECK:         %[[SUM:.*]] = nn.reduce_sum %[[SQ]] [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
-// CHECK:         %[[VAR:.*]] = nn.div %[[SUM]], %[[N1]]
-// CHECK:         %[[VE:.*]] = nn.add %[[VAR]], %{{.*}}
-// CHECK:         %[[RS:.*]] = nn.rsqrt %[[VE]]
-// CHECK:         %[[N:.*]] = nn.mul %[[C]], %[[RS]]
-// CHECK:         %[[S:.*]] = nn.mul %[[N]], %[[G]]
-// CHECK:         %[[Y:.*]] = nn.add %[[S]], %[[B]]
-// CHECK-NOT:     nn.layer_norm
-// CHECK:         return %[[Y]]
-func.func @unbiased_variance(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
-  %eps = arith.constant dense<1.0e-5> : tensor<f32>
-  %n1 = arith.constant dense<15.0> : tensor<f32>
-  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
-  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
-  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
-  %var = nn.div %sum, %n1 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
-  %ve = nn.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
-  %r = nn.rsqrt %ve : tensor<4x1xf32>
-  %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
-  %s = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %y = nn.add %s, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
@@ -645,4 +758,165 @@ func.func @residual_other_user(%a: tensor<2x5x16xf32>, %res: tensor<2x5x16xf32>,
   %s = nn.mul %n, %g : (tensor<2x5x16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
   %y = nn.add %s, %b : (tensor<2x5x16xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
   return %y, %x : tensor<2x5x16xf32>, tensor<2x5x16xf32>
+}
+
+// -----
+
+// sum((x - μ)²) / (n - 2): neither n nor n - 1.
+// CHECK-LABEL: func.func @sum_of_squares_wrong_divisor
+// CHECK:         nn.reduce_sum
+// CHECK:         nn.div
+// CHECK-NOT:     nn.layer_norm
+func.func @sum_of_squares_wrong_divisor(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %n2 = arith.constant dense<14.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %var = nn.div %sum, %n2 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %se = nn.add %std, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %gc = nn.mul %g, %c : (tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %n = nn.div %gc, %se : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.add %n, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The std with no ε at all: a constant row would divide by zero, which
+// nn.layer_norm never does.
+// CHECK-LABEL: func.func @std_without_epsilon
+// CHECK:         nn.sqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @std_without_epsilon(%x: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %n1 = arith.constant dense<15.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %var = nn.div %sum, %n1 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %gc = nn.mul %g, %c : (tensor<16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %n = nn.div %gc, %std : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.add %n, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// ε in the wrong place: added to the numerator, (x - μ + ε) / std.
+// CHECK-LABEL: func.func @epsilon_on_numerator
+// CHECK:         nn.sqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @epsilon_on_numerator(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %n1 = arith.constant dense<15.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %var = nn.div %sum, %n1 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %ce = nn.add %c, %eps : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+  %n = nn.div %ce, %std : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// ε under the outer root of sqrt(sqrt(var) + ε): not a form of the op.
+// CHECK-LABEL: func.func @epsilon_between_roots
+// CHECK:         nn.rsqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @epsilon_between_roots(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %mu = nn.reduce_mean %x [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %var = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %std = nn.sqrt %var : tensor<4x1xf32>
+  %se = nn.add %std, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %se : tensor<4x1xf32>
+  %n = nn.mul %c, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The centring mean over the last axis, the squares summed over the last
+// two: a different axis.
+// CHECK-LABEL: func.func @std_over_other_axes
+// CHECK:         nn.reduce_sum
+// CHECK-NOT:     nn.layer_norm
+func.func @std_over_other_axes(%x: tensor<2x4x16xf32>, %g: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %n1 = arith.constant dense<63.0> : tensor<f32>
+  %mu = nn.reduce_mean %x [2] {keep_dims} : tensor<2x4x16xf32> -> tensor<2x4x1xf32>
+  %c = nn.sub %x, %mu : (tensor<2x4x16xf32>, tensor<2x4x1xf32>) -> tensor<2x4x16xf32>
+  %sq = nn.mul %c, %c : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %sum = nn.reduce_sum %sq [1, 2] {keep_dims} : tensor<2x4x16xf32> -> tensor<2x1x1xf32>
+  %var = nn.div %sum, %n1 : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %std = nn.sqrt %var : tensor<2x1x1xf32>
+  %se = nn.add %std, %eps : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+  %n = nn.div %c, %se : (tensor<2x4x16xf32>, tensor<2x1x1xf32>) -> tensor<2x4x16xf32>
+  %y = nn.mul %n, %g : (tensor<2x4x16xf32>, tensor<16xf32>) -> tensor<2x4x16xf32>
+  return %y : tensor<2x4x16xf32>
+}
+
+// -----
+
+// The mean square of x scales another tensor z: not RMSNorm of either.
+// CHECK-LABEL: func.func @rms_of_other_tensor
+// CHECK:         nn.rsqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @rms_of_other_tensor(%x: tensor<4x16xf32>, %z: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %sq = nn.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ms = nn.reduce_mean %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %me = nn.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %me : tensor<4x1xf32>
+  %n = nn.mul %z, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// The mean square over axis 0 of [4, 16]: not the trailing axes.
+// CHECK-LABEL: func.func @rms_leading_axis
+// CHECK:         nn.rsqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @rms_leading_axis(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %sq = nn.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ms = nn.reduce_mean %sq [0] {keep_dims} : tensor<4x16xf32> -> tensor<1x16xf32>
+  %me = nn.add %ms, %eps : (tensor<1x16xf32>, tensor<f32>) -> tensor<1x16xf32>
+  %r = nn.rsqrt %me : tensor<1x16xf32>
+  %n = nn.mul %x, %r : (tensor<4x16xf32>, tensor<1x16xf32>) -> tensor<4x16xf32>
+  %y = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// An uncentred sum of squares over n - 1: neither RMSNorm's mean square
+// nor a variance.
+// CHECK-LABEL: func.func @mean_square_over_n_minus_one
+// CHECK:         nn.rsqrt
+// CHECK-NOT:     nn.layer_norm
+func.func @mean_square_over_n_minus_one(%x: tensor<4x16xf32>, %g: tensor<16xf32>) -> tensor<4x16xf32> {
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %n1 = arith.constant dense<15.0> : tensor<f32>
+  %sq = nn.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %sum = nn.reduce_sum %sq [1] {keep_dims} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %ms = nn.div %sum, %n1 : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %me = nn.add %ms, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = nn.rsqrt %me : tensor<4x1xf32>
+  %n = nn.mul %x, %r : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %y = nn.mul %n, %g : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
 }

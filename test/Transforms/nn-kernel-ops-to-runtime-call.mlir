@@ -4,10 +4,11 @@
 // through bufferization each become one call of the CUDA runtime's kernel
 // (runtime/lib/cuda/LayerNorm.cpp, Losses.cpp, Embedding.cpp):
 //   tfrt_cuda_layer_norm_f32(rows, cols, input, residual | null, gamma,
-//                            beta, epsilon, out)
+//                            beta | null, epsilon, form, out)
 //   tfrt_cuda_layer_norm_grad_f32(rows, cols, grad, input, gamma, epsilon,
-//                                 grad_input, grad_gamma, grad_beta,
+//                                 form, grad_input, grad_gamma, grad_beta,
 //                                 partials, row_chunk)
+// with form the statistic's enum value, or'ed with 4 for epsilon_on_std.
 //   tfrt_cuda_{cross_entropy,nll_loss}{,_grad}_f32(rows, classes, scores,
 //       labels, index_bits, ignore_index, [label_smoothing,] out, scratch)
 //   tfrt_cuda_embedding_grad_f32(positions, width, rows, grad, ids,
@@ -20,7 +21,7 @@
 // Layer norm over the last dimension of [2, 5, 16]: 10 rows of 16, with a
 // residual and without one (a null pointer).
 // CHECK-LABEL: module {
-// CHECK-NEXT:    func.func private @tfrt_cuda_layer_norm_f32(i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, !llvm.ptr)
+// CHECK-NEXT:    func.func private @tfrt_cuda_layer_norm_f32(i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32, !llvm.ptr)
 // CHECK-NOT:     func.func private @tfrt_cuda_layer_norm_f32
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME:    (%[[X:.*]]: memref<2x5x16xf32>, %[[R:.*]]: memref<2x5x16xf32>, %[[G:.*]]: memref<16xf32>, %[[B:.*]]: memref<16xf32>, %[[O:.*]]: memref<2x5x16xf32>)
@@ -39,17 +40,18 @@
 // CHECK-NEXT:    %[[BI64:.*]] = arith.index_cast %[[BI]] : index to i64
 // CHECK-NEXT:    %[[BP:.*]] = llvm.inttoptr %[[BI64]] : i64 to !llvm.ptr
 // CHECK-NEXT:    %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-NEXT:    %[[FORM:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:    %[[OI:.*]] = memref.extract_aligned_pointer_as_index %[[O]] : memref<2x5x16xf32> -> index
 // CHECK-NEXT:    %[[OI64:.*]] = arith.index_cast %[[OI]] : index to i64
 // CHECK-NEXT:    %[[OP:.*]] = llvm.inttoptr %[[OI64]] : i64 to !llvm.ptr
-// CHECK-NEXT:    call @tfrt_cuda_layer_norm_f32(%[[ROWS]], %[[COLS]], %[[XP]], %[[RP]], %[[GP]], %[[BP]], %[[EPS]], %[[OP]]) : (i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, !llvm.ptr) -> ()
+// CHECK-NEXT:    call @tfrt_cuda_layer_norm_f32(%[[ROWS]], %[[COLS]], %[[XP]], %[[RP]], %[[GP]], %[[BP]], %[[EPS]], %[[FORM]], %[[OP]]) : (i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32, !llvm.ptr) -> ()
 // CHECK-NEXT:    %[[ROWS2:.*]] = arith.constant 10 : i64
 // CHECK-NEXT:    %[[COLS2:.*]] = arith.constant 16 : i64
 // CHECK-NEXT:    memref.extract_aligned_pointer_as_index %[[X]]
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    %[[XP2:.*]] = llvm.inttoptr
 // CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-// CHECK:         call @tfrt_cuda_layer_norm_f32(%[[ROWS2]], %[[COLS2]], %[[XP2]], %[[NULL]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:         call @tfrt_cuda_layer_norm_f32(%[[ROWS2]], %[[COLS2]], %[[XP2]], %[[NULL]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK-NOT:     nn.layer_norm_into
 func.func @layer_norm(%x: memref<2x5x16xf32>, %r: memref<2x5x16xf32>, %g: memref<16xf32>, %b: memref<16xf32>, %o: memref<2x5x16xf32>) {
   nn.layer_norm_into %x + %r, %g, %b into %o {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (memref<2x5x16xf32>, memref<16xf32>, memref<16xf32>, memref<2x5x16xf32>, memref<2x5x16xf32>) -> ()
@@ -64,9 +66,30 @@ func.func @layer_norm(%x: memref<2x5x16xf32>, %r: memref<2x5x16xf32>, %g: memref
 // CHECK-NEXT:    %[[ROWS:.*]] = arith.constant 2 : i64
 // CHECK-NEXT:    %[[COLS:.*]] = arith.constant 80 : i64
 // CHECK:         %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
-// CHECK:         call @tfrt_cuda_layer_norm_f32(%[[ROWS]], %[[COLS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[EPS]], %{{.*}})
+// CHECK:         call @tfrt_cuda_layer_norm_f32(%[[ROWS]], %[[COLS]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[EPS]], %{{.*}}, %{{.*}})
 func.func @layer_norm_two_dims(%x: memref<2x5x16xf32>, %g: memref<5x16xf32>, %b: memref<5x16xf32>, %o: memref<2x5x16xf32>) {
   nn.layer_norm_into %x, %g, %b into %o {axis = 1 : i64, epsilon = 1.0e-6 : f64} : (memref<2x5x16xf32>, memref<5x16xf32>, memref<5x16xf32>, memref<2x5x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// The form argument: the unbiased std plus ε is 1 | 4; RMSNorm is 2, and
+// without beta passes a null beta; its gradient takes the same form.
+// CHECK-LABEL: func.func @layer_norm_forms
+// CHECK:         %[[STD:.*]] = arith.constant 5 : i32
+// CHECK:         call @tfrt_cuda_layer_norm_f32({{.*}}, %[[STD]], %{{.*}})
+// CHECK:         %[[NORES:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[NOBETA:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    arith.constant 9.99999997E-7 : f32
+// CHECK-NEXT:    %[[RMS:.*]] = arith.constant 2 : i32
+// CHECK:         call @tfrt_cuda_layer_norm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[NORES]], %{{.*}}, %[[NOBETA]], %{{.*}}, %[[RMS]], %{{.*}})
+// CHECK:         %[[RMS2:.*]] = arith.constant 2 : i32
+// CHECK:         call @tfrt_cuda_layer_norm_grad_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RMS2]],
+func.func @layer_norm_forms(%x: memref<4x8xf32>, %g: memref<8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>, %dg: memref<8xf32>) {
+  nn.layer_norm_into %x, %g, %b into %o {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>, epsilon_on_std} : (memref<4x8xf32>, memref<8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
+  nn.layer_norm_into %x, %g into %o {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<mean_square>} : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
+  nn.layer_norm_grad_into %x, %x, %g into %o, %dg, %dg {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<mean_square>} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
   return
 }
 
@@ -76,7 +99,7 @@ func.func @layer_norm_two_dims(%x: memref<2x5x16xf32>, %g: memref<5x16xf32>, %b:
 // 6 rows are 6 chunks of 1 (partials 2 * 6 * 8 floats); 1025 rows are
 // chunks of 3, 342 of them (partials 2 * 342 * 4).
 // CHECK-LABEL: module {
-// CHECK-NEXT:    func.func private @tfrt_cuda_layer_norm_grad_f32(i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64)
+// CHECK-NEXT:    func.func private @tfrt_cuda_layer_norm_grad_f32(i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64)
 // CHECK-LABEL: func.func @layer_norm_grad
 // CHECK-SAME:    (%[[DY:.*]]: memref<6x8xf32>, %[[X:.*]]: memref<6x8xf32>, %[[G:.*]]: memref<8xf32>, %[[DX:.*]]: memref<6x8xf32>, %[[DG:.*]]: memref<8xf32>, %[[DB:.*]]: memref<8xf32>,
 // CHECK-NEXT:    %[[ROWS:.*]] = arith.constant 6 : i64
@@ -91,6 +114,7 @@ func.func @layer_norm_two_dims(%x: memref<2x5x16xf32>, %g: memref<5x16xf32>, %b:
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    %[[GP:.*]] = llvm.inttoptr
 // CHECK-NEXT:    %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-NEXT:    %[[FORM:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:    memref.extract_aligned_pointer_as_index %[[DX]]
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    %[[DXP:.*]] = llvm.inttoptr
@@ -105,7 +129,7 @@ func.func @layer_norm_two_dims(%x: memref<2x5x16xf32>, %g: memref<5x16xf32>, %b:
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    %[[PP:.*]] = llvm.inttoptr
 // CHECK-NEXT:    %[[CHUNK:.*]] = arith.constant 1 : i64
-// CHECK-NEXT:    call @tfrt_cuda_layer_norm_grad_f32(%[[ROWS]], %[[COLS]], %[[DYP]], %[[XP]], %[[GP]], %[[EPS]], %[[DXP]], %[[DGP]], %[[DBP]], %[[PP]], %[[CHUNK]]) : (i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
+// CHECK-NEXT:    call @tfrt_cuda_layer_norm_grad_f32(%[[ROWS]], %[[COLS]], %[[DYP]], %[[XP]], %[[GP]], %[[EPS]], %[[FORM]], %[[DXP]], %[[DGP]], %[[DBP]], %[[PP]], %[[CHUNK]]) : (i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64) -> ()
 // CHECK-NEXT:    %[[ROWS2:.*]] = arith.constant 1025 : i64
 // CHECK-NEXT:    %[[COLS2:.*]] = arith.constant 4 : i64
 // CHECK:         %[[PARTIALS2:.*]] = memref.alloc() : memref<2736xf32>
@@ -113,7 +137,7 @@ func.func @layer_norm_two_dims(%x: memref<2x5x16xf32>, %g: memref<5x16xf32>, %b:
 // CHECK-NEXT:    arith.index_cast
 // CHECK-NEXT:    %[[PP2:.*]] = llvm.inttoptr
 // CHECK-NEXT:    %[[CHUNK2:.*]] = arith.constant 3 : i64
-// CHECK-NEXT:    call @tfrt_cuda_layer_norm_grad_f32(%[[ROWS2]], %[[COLS2]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PP2]], %[[CHUNK2]])
+// CHECK-NEXT:    call @tfrt_cuda_layer_norm_grad_f32(%[[ROWS2]], %[[COLS2]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PP2]], %[[CHUNK2]])
 func.func @layer_norm_grad(%dy: memref<6x8xf32>, %x: memref<6x8xf32>, %g: memref<8xf32>, %dx: memref<6x8xf32>, %dg: memref<8xf32>, %db: memref<8xf32>,
                            %dy2: memref<1025x4xf32>, %g2: memref<4xf32>, %dx2: memref<1025x4xf32>, %dg2: memref<4xf32>) {
   nn.layer_norm_grad_into %dy, %x, %g into %dx, %dg, %db {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<6x8xf32>, memref<6x8xf32>, memref<8xf32>, memref<6x8xf32>, memref<8xf32>, memref<8xf32>) -> ()

@@ -91,8 +91,13 @@ LayerNormCase makeLayerNormCase(int64_t rows, int64_t cols, float offset,
 }
 
 struct Statistics {
-  float mean, rstd;
+  float mean, squares, rstd;
 };
+
+/// torch.nn.LayerNorm's form; the others are checked against a double
+/// reference through the emulated kernels (test/CudaEmulation).
+constexpr LayerNormForm kTorchForm{/*centred=*/true, /*unbiased=*/false,
+                                   /*epsilonOnStd=*/false};
 
 /// A row's statistics as the kernels take them: the sum, then the centred
 /// squares, each added in float.
@@ -104,7 +109,7 @@ Statistics rowStatistics(const float *x, int64_t cols, float epsilon) {
   float squares = 0.0f;
   for (int64_t c = 0; c < cols; ++c)
     squares += (x[c] - mean) * (x[c] - mean);
-  return {mean, layerNormRstd(squares, cols, epsilon)};
+  return {mean, squares, layerNormScale(squares, cols, epsilon, kTorchForm)};
 }
 
 std::vector<float> layerNormWithHeader(const LayerNormCase &c) {
@@ -185,7 +190,8 @@ TEST(RuntimeSharedLayerNorm, EpsilonBoundsAConstantRow) {
       1e-5f};
   for (float value : layerNormWithHeader(c))
     EXPECT_EQ(value, 0.25f);
-  EXPECT_NEAR(layerNormRstd(0.0f, 3, 1e-5f), 1.0 / std::sqrt(1e-5), 1e-2);
+  EXPECT_NEAR(layerNormScale(0.0f, 3, 1e-5f, kTorchForm), 1.0 / std::sqrt(1e-5),
+              1e-2);
 }
 
 struct LayerNormGrads {
@@ -214,11 +220,12 @@ LayerNormGrads layerNormGradWithHeader(const LayerNormCase &c,
       result.beta[col] += dy[col];
     }
     float meanG = layerNormMean(sumG, c.cols);
-    float meanGXhat = layerNormMean(sumGXhat, c.cols);
+    float xhatWeight = layerNormXhatWeight(sumGXhat, stats.squares, stats.rstd,
+                                           c.cols, kTorchForm);
     for (int64_t col = 0; col < c.cols; ++col) {
       float xhat = layerNormXhat(x[col], stats.mean, stats.rstd);
       result.input[r * c.cols + col] = layerNormGradInput(
-          dy[col] * c.gamma[col], xhat, meanG, meanGXhat, stats.rstd);
+          dy[col] * c.gamma[col], xhat, meanG, xhatWeight, stats.rstd);
     }
   }
   return result;

@@ -1211,19 +1211,36 @@ def _attention(ev, op, xs):
                                mask_fill=_float_attr(op, "mask_fill", -math.inf))
 
 
-def layer_norm_reference(x, gamma, beta, axis, epsilon, residual=None):
-    """nn.layer_norm: biased variance over dims axis..end, then affine."""
+_NORM_STATISTICS = ["variance", "unbiased_variance", "mean_square"]
+
+
+def layer_norm_reference(x, gamma, beta, axis, epsilon, residual=None,
+                         statistic="variance", epsilon_on_std=False):
+    """nn.layer_norm over dims axis..end: the statistic (biased or unbiased
+    variance of the centred input, or the mean square of the input), ε in
+    the root or added to the std, then gamma and beta (None: none)."""
     if residual is not None:
         x = x + residual
     dims = list(range(axis, x.dim()))
-    mean = x.mean(dim=dims, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)
-    return (x - mean) / torch.sqrt(var + epsilon) * gamma + beta
+    centred = x
+    if statistic != "mean_square":
+        centred = x - x.mean(dim=dims, keepdim=True)
+    squares = (centred ** 2).sum(dim=dims, keepdim=True)
+    count = math.prod(x.shape[axis:])
+    var = squares / (count - 1 if statistic == "unbiased_variance" else count)
+    if epsilon_on_std:
+        scaled = centred / (torch.sqrt(var) + epsilon)
+    else:
+        scaled = centred / torch.sqrt(var + epsilon)
+    return scaled * gamma + (0 if beta is None else beta)
 
 
 def _layer_norm(ev, op, xs):
     seg = _segments(op, xs, ("input", "gamma", "beta", "residual"))
-    x, gamma, beta = (_float_operand(op, seg[n], n) for n in ("input", "gamma", "beta"))
+    x, gamma = (_float_operand(op, seg[n], n) for n in ("input", "gamma"))
+    beta = seg["beta"]
+    if beta is not None:
+        _float_operand(op, beta, "beta")
     residual = seg["residual"]
     if residual is not None:
         _float_operand(op, residual, "residual")
@@ -1232,12 +1249,16 @@ def _layer_norm(ev, op, xs):
         raise EvalError(f"{op.where()}: axis {axis} out of rank {x.dim()}")
     normalized = tuple(x.shape[axis:])
     for t, n in ((gamma, "gamma"), (beta, "beta")):
-        if tuple(t.shape) != normalized:
+        if t is not None and tuple(t.shape) != normalized:
             raise EvalError(f"{op.where()}: {n} is {list(t.shape)}, expected {list(normalized)}")
     if residual is not None and residual.shape != x.shape:
         raise EvalError(f"{op.where()}: residual {list(residual.shape)} is not "
                         f"the input's shape {list(x.shape)}")
-    return layer_norm_reference(x, gamma, beta, axis, _float_attr(op, "epsilon"), residual)
+    statistic = _enum(op, "statistic", _NORM_STATISTICS, "variance")
+    if statistic == "unbiased_variance" and math.prod(normalized) < 2:
+        raise EvalError(f"{op.where()}: an unbiased variance of {math.prod(normalized)} element")
+    return layer_norm_reference(x, gamma, beta, axis, _float_attr(op, "epsilon"), residual,
+                                statistic, _unit(op, "epsilon_on_std"))
 
 
 _ACTIVATIONS = ["none", "relu", "gelu", "gelu_tanh"]
@@ -1399,7 +1420,8 @@ _PROPERTIES = {
     "nn.triangular_mask": {"diagonal"},
     "nn.dropout": {"rate", "stream"},
     "nn.attention": {"scale", "causal", "mask_fill", "dropout", "operandSegmentSizes"},
-    "nn.layer_norm": {"axis", "epsilon", "operandSegmentSizes"},
+    "nn.layer_norm": {"axis", "epsilon", "statistic", "epsilon_on_std",
+                      "operandSegmentSizes"},
     "nn.fused_matmul": {"transpose_rhs", "activation", "operandSegmentSizes"},
     "nn.cross_entropy": {"ignore_index", "label_smoothing"},
     "nn.nll_loss": {"ignore_index"},

@@ -1,11 +1,17 @@
-//===- FuseLayerNorm.cpp - mean/variance/normalise/affine to layer_norm ---===//
+//===- FuseLayerNorm.cpp - statistics/normalise/affine to layer_norm ------===//
 //
-//   y = (x - μ) * rsqrt(σ² + ε) * γ + β      or      (x - μ) / sqrt(σ² + ε)
-//   μ = mean(x), σ² = mean((x - μ)²) or mean(x²) - μ², over trailing axes
+// The three forms of nn.layer_norm, written out, over the trailing axes:
 //
-// becomes nn.layer_norm(x, γ, β); a layer norm of a + b then takes the sum
-// as its residual form. Multiplications and additions are matched in
-// either operand order.
+//   (x - μ) * rsqrt(σ² + ε) * γ     (x - μ) / sqrt(σ² + ε) * γ    torch
+//   γ * (x - μ) / (sqrt(s²) + ε)                           Annotated Tr.
+//   x * rsqrt(mean(x²) + ε) * γ                                RMSNorm
+//
+// with μ = mean(x), σ² = mean((x - μ)²) or mean(x²) - μ² (biased), s² =
+// sum((x - μ)²) / (N - 1) (unbiased, torch's x.std() squared), and γ
+// applied before or after the scaling, become nn.layer_norm(x, γ); an added
+// β of the normalised shape then becomes the op's beta, and a layer norm of
+// a + b takes the sum as its residual form. Multiplications and additions
+// are matched in either operand order.
 //===----------------------------------------------------------------------===//
 #include "MatchUtils.h"
 #include "transfuse/Dialect/NN/NNOps.h"
@@ -21,23 +27,36 @@ namespace transfuse {
 using namespace mlir;
 using namespace transfuse;
 using namespace transfuse::fusion;
+using nn::NormStatistic;
 
 namespace {
 
-/// `mean(x)` over the trailing axes from `axis`, keeping dims: x and axis.
+ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<RankedTensorType>(value.getType()).getShape();
+}
+
+/// The operand pairs of a commutative op, in both orders.
+template <typename OpT>
+std::array<std::pair<Value, Value>, 2> bothOrders(OpT op) {
+  return {std::pair(op.getLhs(), op.getRhs()),
+          std::pair(op.getRhs(), op.getLhs())};
+}
+
+/// `reduce(x)` over the trailing axes from `axis`, keeping dims: x and axis.
 /// `value` may be null: what matchSquare returns when it does not match.
-std::optional<std::pair<Value, int64_t>> matchTrailingMean(Value value) {
+template <typename ReduceOpT>
+std::optional<std::pair<Value, int64_t>> matchTrailing(Value value) {
   if (!value)
     return std::nullopt;
-  auto mean = value.getDefiningOp<nn::ReduceMeanOp>();
-  if (!mean || !mean.getKeepDims())
+  auto reduce = value.getDefiningOp<ReduceOpT>();
+  if (!reduce || !reduce.getKeepDims())
     return std::nullopt;
-  int64_t rank = cast<RankedTensorType>(mean.getInput().getType()).getRank();
-  ArrayRef<int64_t> axes = mean.getAxes();
+  int64_t rank = cast<RankedTensorType>(reduce.getInput().getType()).getRank();
+  ArrayRef<int64_t> axes = reduce.getAxes();
   if (axes.empty() ||
       !llvm::equal(axes, llvm::seq<int64_t>(axes.front(), rank)))
     return std::nullopt;
-  return std::make_pair(mean.getInput(), axes.front());
+  return std::make_pair(reduce.getInput(), axes.front());
 }
 
 /// `x - mean(x)`: x and the axis. `value` may be null, as above.
@@ -47,7 +66,7 @@ std::optional<std::pair<Value, int64_t>> matchCentred(Value value) {
   auto sub = value.getDefiningOp<nn::SubOp>();
   if (!sub)
     return std::nullopt;
-  auto mean = matchTrailingMean(sub.getRhs());
+  auto mean = matchTrailing<nn::ReduceMeanOp>(sub.getRhs());
   if (!mean || mean->first != sub.getLhs())
     return std::nullopt;
   return mean;
@@ -59,108 +78,251 @@ Value matchSquare(Value value) {
   return mul && mul.getLhs() == mul.getRhs() ? mul.getLhs() : Value();
 }
 
-/// The biased variance of x over `axis..`: mean((x - μ)²) or mean(x²) - μ².
-bool isVariance(Value value, Value x, int64_t axis) {
-  if (auto mean = matchTrailingMean(value)) {
-    auto centred = matchCentred(matchSquare(mean->first));
-    return mean->second == axis && centred && centred->first == x &&
-           centred->second == axis;
-  }
-  auto sub = value.getDefiningOp<nn::SubOp>();
-  if (!sub)
-    return false;
-  auto meanOfSquares = matchTrailingMean(sub.getLhs());
-  auto squaredMean = matchTrailingMean(matchSquare(sub.getRhs()));
-  return meanOfSquares && squaredMean && meanOfSquares->second == axis &&
-         squaredMean->second == axis && squaredMean->first == x &&
-         matchSquare(meanOfSquares->first) == x;
+/// The number of elements of x's dimensions from `axis`.
+int64_t trailingCount(Value x, int64_t axis) {
+  int64_t count = 1;
+  for (int64_t dim : shapeOf(x).drop_front(axis))
+    count *= dim;
+  return count;
 }
 
-/// `variance + ε`: ε.
-std::optional<double> matchVariancePlusEpsilon(Value value, Value x,
-                                               int64_t axis) {
+/// A statistic of x over its dimensions from `axis`.
+struct Statistic {
+  Value x;
+  int64_t axis;
+  NormStatistic kind;
+};
+
+/// Whether a divisor read from a constant (perhaps as the inverse of a
+/// float32 factor) is the count `count`.
+bool isCount(double divisor, int64_t count) {
+  return std::abs(divisor - double(count)) <= 1e-6 * double(count);
+}
+
+/// The statistic of a sum of squares over `axis..` of `base` divided by
+/// `divisor`: centred, the biased (N) or unbiased (N - 1) variance of x;
+/// uncentred, the mean square of `base` itself (N).
+std::optional<Statistic> statisticOfSquares(Value base, int64_t axis,
+                                            double divisor) {
+  if (auto centred = matchCentred(base); centred && centred->second == axis) {
+    int64_t count = trailingCount(centred->first, axis);
+    if (isCount(divisor, count))
+      return Statistic{centred->first, axis, NormStatistic::variance};
+    if (count >= 2 && isCount(divisor, count - 1))
+      return Statistic{centred->first, axis, NormStatistic::unbiased_variance};
+    return std::nullopt;
+  }
+  if (isCount(divisor, trailingCount(base, axis)))
+    return Statistic{base, axis, NormStatistic::mean_square};
+  return std::nullopt;
+}
+
+/// `sum(a²) / c` or `sum(a²) * (1 / c)`, c a scalar constant: a, the axis
+/// and c.
+std::optional<std::tuple<Value, int64_t, double>>
+matchSumOfSquaresOver(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!isa_and_nonnull<nn::DivOp, nn::MulOp>(op))
+    return std::nullopt;
+  std::optional<std::pair<Value, double>> scaled = matchScalarScale(op);
+  if (!scaled)
+    return std::nullopt;
+  auto sum = matchTrailing<nn::ReduceSumOp>(scaled->first);
+  Value base = sum ? matchSquare(sum->first) : Value();
+  if (!base)
+    return std::nullopt;
+  return std::make_tuple(base, sum->second, 1.0 / scaled->second);
+}
+
+/// The row statistic `value` computes: mean(a²) (the biased variance of x
+/// when a = x - mean(x), the mean square of a otherwise), mean(x²) -
+/// mean(x)², or sum(a²) / c (as statisticOfSquares).
+std::optional<Statistic> matchStatistic(Value value) {
+  if (auto mean = matchTrailing<nn::ReduceMeanOp>(value)) {
+    Value base = matchSquare(mean->first);
+    if (!base)
+      return std::nullopt;
+    return statisticOfSquares(base, mean->second,
+                              double(trailingCount(base, mean->second)));
+  }
+  if (auto sum = matchSumOfSquaresOver(value))
+    return statisticOfSquares(std::get<0>(*sum), std::get<1>(*sum),
+                              std::get<2>(*sum));
+  auto sub = value.getDefiningOp<nn::SubOp>();
+  if (!sub)
+    return std::nullopt;
+  auto meanOfSquares = matchTrailing<nn::ReduceMeanOp>(sub.getLhs());
+  auto squaredMean = matchTrailing<nn::ReduceMeanOp>(matchSquare(sub.getRhs()));
+  if (meanOfSquares && squaredMean &&
+      meanOfSquares->second == squaredMean->second &&
+      matchSquare(meanOfSquares->first) == squaredMean->first)
+    return Statistic{squaredMean->first, squaredMean->second,
+                     NormStatistic::variance};
+  return std::nullopt;
+}
+
+/// How a value is divided by the row's spread: the statistic, ε and where
+/// ε is added.
+struct Scaling {
+  Statistic statistic;
+  double epsilon;
+  bool epsilonOnStd;
+};
+
+/// `a + ε` (either order), ε a positive scalar constant keeping a's type:
+/// a and ε.
+std::optional<std::pair<Value, double>> matchPlusEpsilon(Value value) {
   auto add = value.getDefiningOp<nn::AddOp>();
   if (!add)
     return std::nullopt;
-  for (auto [variance, epsilon] : {std::pair(add.getLhs(), add.getRhs()),
-                                   std::pair(add.getRhs(), add.getLhs())}) {
+  for (auto [base, epsilon] : bothOrders(add)) {
     std::optional<double> eps = getScalarConstant(epsilon);
-    if (eps && *eps > 0.0 && variance.getType() == add.getType() &&
-        isVariance(variance, x, axis))
-      return eps;
+    if (eps && *eps > 0.0 && base.getType() == add.getType())
+      return std::make_pair(base, *eps);
   }
   return std::nullopt;
 }
 
-struct Normalized {
-  Value x;
-  int64_t axis;
-  double epsilon;
-};
-
-/// `x - μ` and `σ² + ε` of the same x over the same axes.
-std::optional<Normalized> matchParts(Value centredValue,
-                                     Value variancePlusEpsilon) {
-  auto centred = matchCentred(centredValue);
-  if (!centred)
+/// `statistic + ε`: the scaling with ε under the root.
+std::optional<Scaling> matchStatisticPlusEpsilon(Value value) {
+  auto plus = matchPlusEpsilon(value);
+  if (!plus)
     return std::nullopt;
-  auto eps = matchVariancePlusEpsilon(variancePlusEpsilon, centred->first,
-                                      centred->second);
-  if (!eps)
+  auto statistic = matchStatistic(plus->first);
+  if (!statistic)
     return std::nullopt;
-  return Normalized{centred->first, centred->second, *eps};
+  return Scaling{*statistic, plus->second, /*epsilonOnStd=*/false};
 }
 
-/// `(x - μ) * rsqrt(σ² + ε)` in either order, or `(x - μ) / sqrt(σ² + ε)`.
-std::optional<Normalized> matchNormalized(Value value) {
+/// What a numerator is divided by: `sqrt(statistic + ε)` or
+/// `sqrt(statistic) + ε`.
+std::optional<Scaling> matchDenominator(Value value) {
+  if (auto sqrt = value.getDefiningOp<nn::SqrtOp>())
+    return matchStatisticPlusEpsilon(sqrt.getInput());
+  auto plus = matchPlusEpsilon(value);
+  auto sqrt = plus ? plus->first.getDefiningOp<nn::SqrtOp>() : nn::SqrtOp();
+  if (!sqrt)
+    return std::nullopt;
+  auto statistic = matchStatistic(sqrt.getInput());
+  if (!statistic)
+    return std::nullopt;
+  return Scaling{*statistic, plus->second, /*epsilonOnStd=*/true};
+}
+
+/// `numerator * rsqrt(statistic + ε)` (either order) or `numerator /
+/// denominator`: the numerator and the scaling.
+std::optional<std::pair<Value, Scaling>> matchScaled(Value value) {
   if (auto mul = value.getDefiningOp<nn::MulOp>()) {
-    for (auto [centred, inverseStd] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                       std::pair(mul.getRhs(), mul.getLhs())})
-      if (auto rsqrt = inverseStd.getDefiningOp<nn::RsqrtOp>())
-        if (auto normalized = matchParts(centred, rsqrt.getInput()))
-          return normalized;
+    for (auto [numerator, inverse] : bothOrders(mul))
+      if (auto rsqrt = inverse.getDefiningOp<nn::RsqrtOp>())
+        if (auto scaling = matchStatisticPlusEpsilon(rsqrt.getInput()))
+          return std::make_pair(numerator, *scaling);
     return std::nullopt;
   }
   auto div = value.getDefiningOp<nn::DivOp>();
-  auto sqrt = div ? div.getRhs().getDefiningOp<nn::SqrtOp>() : nn::SqrtOp();
-  if (!sqrt)
+  if (!div)
     return std::nullopt;
-  return matchParts(div.getLhs(), sqrt.getInput());
+  if (auto scaling = matchDenominator(div.getRhs()))
+    return std::make_pair(div.getLhs(), *scaling);
+  return std::nullopt;
 }
 
-/// normalized(x) * γ + β, anchored on the final add.
-struct FuseLayerNormPattern : OpRewritePattern<nn::AddOp> {
+/// Whether `numerator` is what the statistic normalises: x - mean(x) over
+/// the same axes for a variance, x itself for a mean square.
+bool isNormalizedOperand(Value numerator, const Statistic &statistic) {
+  if (statistic.kind == NormStatistic::mean_square)
+    return numerator == statistic.x;
+  auto centred = matchCentred(numerator);
+  return centred && centred->first == statistic.x &&
+         centred->second == statistic.axis;
+}
+
+/// A layer norm without beta: `normalized * γ` (either order), or
+/// `(γ * numerator)` scaled (either order in the product).
+struct NormMatch {
+  Scaling scaling;
+  Value gamma;
+};
+
+std::optional<NormMatch> matchScaledNorm(Value value) {
+  auto accept = [&](Value gamma,
+                    const Scaling &scaling) -> std::optional<NormMatch> {
+    const Statistic &s = scaling.statistic;
+    if (s.x.getType() != value.getType() ||
+        shapeOf(gamma) != shapeOf(s.x).drop_front(s.axis))
+      return std::nullopt;
+    return NormMatch{scaling, gamma};
+  };
+  if (auto mul = value.getDefiningOp<nn::MulOp>())
+    for (auto [normalized, gamma] : bothOrders(mul))
+      if (auto scaled = matchScaled(normalized))
+        if (isNormalizedOperand(scaled->first, scaled->second.statistic))
+          if (auto match = accept(gamma, scaled->second))
+            return match;
+  auto scaled = matchScaled(value);
+  auto product =
+      scaled ? scaled->first.getDefiningOp<nn::MulOp>() : nn::MulOp();
+  if (!product)
+    return std::nullopt;
+  for (auto [gamma, numerator] : bothOrders(product))
+    if (isNormalizedOperand(numerator, scaled->second.statistic))
+      if (auto match = accept(gamma, scaled->second))
+        return match;
+  return std::nullopt;
+}
+
+/// A layer norm like `norm`, with other operands, in place of `anchor`.
+void replaceWithNorm(PatternRewriter &rewriter, Operation *anchor,
+                     nn::LayerNormOp norm, Value input, Value beta,
+                     Value residual) {
+  rewriter.replaceOpWithNewOp<nn::LayerNormOp>(
+      anchor, input, norm.getGamma(), beta, residual, norm.getAxisAttr(),
+      norm.getEpsilonAttr(), norm.getStatisticAttr(),
+      norm.getEpsilonOnStdAttr());
+}
+
+/// The scaled, γ-multiplied form, anchored on its last mul or div.
+template <typename OpT> struct FuseNormPattern : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<NormMatch> match = matchScaledNorm(op.getResult());
+    if (!match)
+      return rewriter.notifyMatchFailure(op, "not a scaled layer norm");
+    const Scaling &scaling = match->scaling;
+    NormStatistic kind = scaling.statistic.kind;
+    rewriter.replaceOpWithNewOp<nn::LayerNormOp>(
+        op, scaling.statistic.x, match->gamma, /*beta=*/Value(),
+        /*residual=*/Value(),
+        rewriter.getI64IntegerAttr(scaling.statistic.axis),
+        rewriter.getF64FloatAttr(scaling.epsilon),
+        nn::NormStatisticAttr::get(rewriter.getContext(), kind),
+        scaling.epsilonOnStd ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
+
+/// layer_norm(x, γ) + β -> layer_norm(x, γ, β) for β of the normalised
+/// shape, when nothing else reads the layer norm without β.
+struct FuseBetaPattern : OpRewritePattern<nn::AddOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(nn::AddOp add,
                                 PatternRewriter &rewriter) const override {
-    for (auto [scaledValue, beta] : {std::pair(add.getLhs(), add.getRhs()),
-                                     std::pair(add.getRhs(), add.getLhs())}) {
-      auto scaled = scaledValue.getDefiningOp<nn::MulOp>();
-      if (!scaled)
+    for (auto [normalized, beta] : bothOrders(add)) {
+      auto norm = normalized.getDefiningOp<nn::LayerNormOp>();
+      if (!norm || norm.getBeta() || !norm->hasOneUse() ||
+          norm.getType() != add.getType() ||
+          cast<RankedTensorType>(beta.getType()).getElementType() !=
+              add.getType().getElementType() ||
+          shapeOf(beta) != shapeOf(norm.getGamma()))
         continue;
-      for (auto [normalizedValue, gamma] :
-           {std::pair(scaled.getLhs(), scaled.getRhs()),
-            std::pair(scaled.getRhs(), scaled.getLhs())}) {
-        std::optional<Normalized> norm = matchNormalized(normalizedValue);
-        if (!norm || norm->x.getType() != add.getType())
-          continue;
-        auto shape = cast<RankedTensorType>(norm->x.getType()).getShape();
-        ArrayRef<int64_t> normalizedShape = shape.drop_front(norm->axis);
-        auto shapeOf = [](Value v) {
-          return cast<RankedTensorType>(v.getType()).getShape();
-        };
-        if (shapeOf(gamma) != normalizedShape ||
-            shapeOf(beta) != normalizedShape)
-          continue;
-        rewriter.replaceOpWithNewOp<nn::LayerNormOp>(
-            add, norm->x, gamma, beta, /*residual=*/Value(),
-            rewriter.getI64IntegerAttr(norm->axis),
-            rewriter.getF64FloatAttr(norm->epsilon));
-        return success();
-      }
+      replaceWithNorm(rewriter, add, norm, norm.getInput(), beta,
+                      norm.getResidual());
+      return success();
     }
-    return rewriter.notifyMatchFailure(add, "not an affine layer norm");
+    return rewriter.notifyMatchFailure(add, "not a layer norm plus beta");
   }
 };
 
@@ -175,9 +337,8 @@ struct FuseResidualPattern : OpRewritePattern<nn::LayerNormOp> {
         add.getLhs().getType() != add.getType() ||
         add.getRhs().getType() != add.getType())
       return rewriter.notifyMatchFailure(norm, "input is not a residual sum");
-    rewriter.replaceOpWithNewOp<nn::LayerNormOp>(
-        norm, add.getLhs(), norm.getGamma(), norm.getBeta(), add.getRhs(),
-        norm.getAxisAttr(), norm.getEpsilonAttr());
+    replaceWithNorm(rewriter, norm, norm, add.getLhs(), norm.getBeta(),
+                    add.getRhs());
     return success();
   }
 };
@@ -186,7 +347,8 @@ struct FuseLayerNormPass
     : transfuse::impl::FuseLayerNormBase<FuseLayerNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseLayerNormPattern, FuseResidualPattern>(&getContext());
+    patterns.add<FuseNormPattern<nn::MulOp>, FuseNormPattern<nn::DivOp>,
+                 FuseBetaPattern, FuseResidualPattern>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -86,6 +86,13 @@ public:
   /// A buffer the kernel reads, dense (copied into a dense buffer if it is
   /// a strided view).
   void input(Value buffer) { add(pointerOf(b, loc, dense(buffer))); }
+  /// An optional operand: its buffer, or null where there is none.
+  void inputOrNull(Value buffer) {
+    if (buffer)
+      input(buffer);
+    else
+      null();
+  }
   /// A buffer the kernel writes: bufferization allocated it, dense.
   LogicalResult output(Operation *op, Value buffer) {
     if (failed(checkDense(op, buffer)))
@@ -200,6 +207,13 @@ std::pair<int64_t, int64_t> rowsAndColumns(Value value, int64_t axis) {
   return {product(shape.take_front(axis)), product(shape.drop_front(axis))};
 }
 
+/// The runtime's `form` argument: the statistic in the low bits (its enum
+/// value), 4 or'ed in for epsilon_on_std (docs/artifact.md).
+template <typename OpT> int32_t layerNormForm(OpT op) {
+  return static_cast<int32_t>(op.getStatistic()) |
+         (op.getEpsilonOnStd() ? 4 : 0);
+}
+
 LogicalResult lower(ModuleOp module, LayerNormIntoOp op) {
   if (failed(checkF32(op)))
     return failure();
@@ -208,13 +222,11 @@ LogicalResult lower(ModuleOp module, LayerNormIntoOp op) {
   call.i64(rows);
   call.i64(cols);
   call.input(op.getInput());
-  if (op.getResidual())
-    call.input(op.getResidual());
-  else
-    call.null();
+  call.inputOrNull(op.getResidual());
   call.input(op.getGamma());
-  call.input(op.getBeta());
+  call.inputOrNull(op.getBeta());
   call.f32(op.getEpsilon().convertToDouble());
+  call.i32(layerNormForm(op));
   if (failed(call.output(op, op.getOut())))
     return failure();
   call.emit(module, "tfrt_cuda_layer_norm_f32");
@@ -235,6 +247,7 @@ LogicalResult lower(ModuleOp module, LayerNormGradIntoOp op) {
   call.input(op.getInput());
   call.input(op.getGamma());
   call.f32(op.getEpsilon().convertToDouble());
+  call.i32(layerNormForm(op));
   for (Value out : {op.getGradInput(), op.getGradGamma(), op.getGradBeta()})
     if (failed(call.output(op, out)))
       return failure();

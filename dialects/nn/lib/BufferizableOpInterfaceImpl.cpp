@@ -193,17 +193,21 @@ void attentionGradInto(RewriterBase &rewriter, AttentionGradOp op,
 
 void layerNormInto(RewriterBase &rewriter, LayerNormOp op,
                    ArrayRef<Value> operands, ArrayRef<Value> results) {
-  Value residual = op.getResidual() ? operands[3] : Value();
-  LayerNormIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
-                          operands[2], residual, results[0], op.getAxisAttr(),
-                          op.getEpsilonAttr());
+  // input, gamma, then beta and the residual where present, in that order.
+  Value beta = op.getBeta() ? operands[2] : Value();
+  Value residual = op.getResidual() ? operands.back() : Value();
+  LayerNormIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1], beta,
+                          residual, results[0], op.getAxisAttr(),
+                          op.getEpsilonAttr(), op.getStatisticAttr(),
+                          op.getEpsilonOnStdAttr());
 }
 
 void layerNormGradInto(RewriterBase &rewriter, LayerNormGradOp op,
                        ArrayRef<Value> operands, ArrayRef<Value> results) {
   LayerNormGradIntoOp::create(rewriter, op.getLoc(), operands[0], operands[1],
                               operands[2], results[0], results[1], results[2],
-                              op.getAxisAttr(), op.getEpsilonAttr());
+                              op.getAxisAttr(), op.getEpsilonAttr(),
+                              op.getStatisticAttr(), op.getEpsilonOnStdAttr());
 }
 
 /// The losses and their gradients: two operands, one result, the same

@@ -31,8 +31,10 @@ LayerNormGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
         loc, "operand element types differ: ", grad.getElementType(), ", ",
         element, " and ", gamma.getElementType());
   std::string why;
-  if (failed(checkLayerNormGrad(grad.getShape(), input.getShape(),
-                                gamma.getShape(), adaptor.getAxis(), why)))
+  if (failed(checkLayerNormGrad(
+          grad.getShape(), input.getShape(), gamma.getShape(),
+          adaptor.getAxis(),
+          adaptor.getStatistic() == NormStatistic::unbiased_variance, why)))
     return emitOptionalError(loc, why);
   results.append({input, gamma, gamma});
   return success();

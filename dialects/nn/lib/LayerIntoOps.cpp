@@ -96,12 +96,14 @@ template <typename OpT> LogicalResult verifyLossGrad(OpT op, Value logits) {
 
 LogicalResult LayerNormIntoOp::verify() {
   std::string why;
-  std::optional<ArrayRef<int64_t>> residual;
+  std::optional<ArrayRef<int64_t>> beta, residual;
+  if (getBeta())
+    beta = shapeOf(getBeta());
   if (getResidual())
     residual = shapeOf(getResidual());
-  FailureOr<Shape> shape =
-      layerNormShape(shapeOf(getInput()), shapeOf(getGamma()),
-                     shapeOf(getBeta()), residual, getAxis(), why);
+  FailureOr<Shape> shape = layerNormShape(
+      shapeOf(getInput()), shapeOf(getGamma()), beta, residual, getAxis(),
+      getStatistic() == NormStatistic::unbiased_variance, why);
   if (failed(shape))
     return emitOpError(why);
   if (failed(checkEpsilon(*this, getEpsilon())) ||
@@ -112,11 +114,13 @@ LogicalResult LayerNormIntoOp::verify() {
 
 LogicalResult LayerNormGradIntoOp::verify() {
   std::string why;
-  if (failed(
-          fromRule(*this,
-                   checkLayerNormGrad(shapeOf(getGrad()), shapeOf(getInput()),
-                                      shapeOf(getGamma()), getAxis(), why),
-                   why)))
+  if (failed(fromRule(
+          *this,
+          checkLayerNormGrad(shapeOf(getGrad()), shapeOf(getInput()),
+                             shapeOf(getGamma()), getAxis(),
+                             getStatistic() == NormStatistic::unbiased_variance,
+                             why),
+          why)))
     return failure();
   if (failed(checkEpsilon(*this, getEpsilon())) ||
       failed(sameFloats(*this, elementOf(getInput()), getGradInput())))

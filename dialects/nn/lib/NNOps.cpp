@@ -434,13 +434,14 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &results) {
   if (!(adaptor.getEpsilon().convertToDouble() > 0.0))
     return emitOptionalError(loc, "layer norm epsilon must be positive");
-  return inferWith(loc, adaptor.getOperands(), Elements::Same, results,
-                   [&](const Operands &in, std::string &why) {
-                     return layerNormShape(in.shape(0), in.shape(1),
-                                           in.shape(2),
-                                           optionalShape(adaptor.getResidual()),
-                                           adaptor.getAxis(), why);
-                   });
+  return inferWith(
+      loc, adaptor.getOperands(), Elements::Same, results,
+      [&](const Operands &in, std::string &why) {
+        return layerNormShape(
+            in.shape(0), in.shape(1), optionalShape(adaptor.getBeta()),
+            optionalShape(adaptor.getResidual()), adaptor.getAxis(),
+            adaptor.getStatistic() == NormStatistic::unbiased_variance, why);
+      });
 }
 
 LogicalResult FusedMatmulOp::inferReturnTypes(MLIRContext *,

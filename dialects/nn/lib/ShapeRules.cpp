@@ -223,18 +223,38 @@ FailureOr<Shape> attentionShape(ArrayRef<int64_t> q, ArrayRef<int64_t> k,
   return Shape{q[0], q[1], q[2], v[3]};
 }
 
+/// Fewer than two normalised elements leave N - 1 = 0 to divide by.
+static LogicalResult checkUnbiasedCount(ArrayRef<int64_t> normalized,
+                                        bool unbiased, std::string &why) {
+  std::optional<int64_t> count = elementCount(normalized);
+  if (!unbiased || !count || *count >= 2 ||
+      llvm::any_of(normalized, [](int64_t dim) { return dim < 0; }))
+    return success();
+  why = "an unbiased variance needs at least 2 normalised elements, got " +
+        std::to_string(*count);
+  return failure();
+}
+
 FailureOr<Shape> layerNormShape(ArrayRef<int64_t> input,
-                                ArrayRef<int64_t> gamma, ArrayRef<int64_t> beta,
+                                ArrayRef<int64_t> gamma,
+                                std::optional<ArrayRef<int64_t>> beta,
                                 std::optional<ArrayRef<int64_t>> residual,
-                                int64_t axis, std::string &why) {
+                                int64_t axis, bool unbiased, std::string &why) {
   if (failed(checkAxis(input, axis, why)))
     return failure();
   ArrayRef<int64_t> normalized = input.drop_front(axis);
-  if (gamma != normalized || beta != normalized)
+  if (gamma != normalized)
     return fail(why, "layer norm of " + formatShape(input) + " from axis " +
-                         Twine(axis) + " needs gamma and beta " +
+                         Twine(axis) + " needs gamma " +
                          formatShape(normalized) + ", got " +
-                         formatShape(gamma) + " and " + formatShape(beta));
+                         formatShape(gamma));
+  if (beta && *beta != normalized)
+    return fail(why, "layer norm of " + formatShape(input) + " from axis " +
+                         Twine(axis) + " needs beta " +
+                         formatShape(normalized) + ", got " +
+                         formatShape(*beta));
+  if (failed(checkUnbiasedCount(normalized, unbiased, why)))
+    return failure();
   if (residual && *residual != input)
     return fail(why, "residual " + formatShape(*residual) +
                          " differs from the input " + formatShape(input));
@@ -260,7 +280,7 @@ FailureOr<Shape> fusedMatmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
 LogicalResult checkLayerNormGrad(ArrayRef<int64_t> grad,
                                  ArrayRef<int64_t> input,
                                  ArrayRef<int64_t> gamma, int64_t axis,
-                                 std::string &why) {
+                                 bool unbiased, std::string &why) {
   if (failed(checkAxis(input, axis, why)))
     return failure();
   if (grad != input) {
@@ -276,7 +296,7 @@ LogicalResult checkLayerNormGrad(ArrayRef<int64_t> grad,
               .str();
     return failure();
   }
-  return success();
+  return checkUnbiasedCount(normalized, unbiased, why);
 }
 
 FailureOr<Shape> embeddingGradShape(ArrayRef<int64_t> grad,

@@ -141,10 +141,13 @@ func.func @log_softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// (x - mean) * rsqrt(mean((x - mean)^2) + eps) * gamma + beta over the
-// trailing axes; gamma and beta broadcast along the rows.
+// (x - mean) * rsqrt(Σ(x - mean)² / N + eps) * gamma + beta over the
+// trailing axes: the mean, the centred squares summed in the same pass as
+// the centring, the scale per row, then one elementwise pass with gamma and
+// beta broadcast along the rows.
 // CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG:   #[[ROWS:map[0-9]*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG:   #[[ROW:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>) -> tensor<2x8xf32>
@@ -156,31 +159,86 @@ func.func @log_softmax(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    %[[N:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUMK]] : tensor<2x1xf32>)
 // CHECK:           arith.divf %{{.*}}, %[[N]] : f32
-// CHECK:         %[[C:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ID]]], {{.*}} ins(%[[X]], %[[MEAN]] : tensor<2x8xf32>, tensor<2x1xf32>)
-// CHECK:           arith.subf
-// CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[C]], %[[C]] : tensor<2x8xf32>, tensor<2x8xf32>)
-// CHECK:           arith.mulf
-// CHECK:         %[[VSUM:.*]] = linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[SQ]] : tensor<2x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1]
-// CHECK-NEXT:    %[[VSUMK:.*]] = tensor.expand_shape %[[VSUM]]
-// CHECK-NEXT:    %[[N2:.*]] = arith.constant 8.000000e+00 : f32
-// CHECK:         %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[VSUMK]] : tensor<2x1xf32>)
-// CHECK:           arith.divf %{{.*}}, %[[N2]] : f32
-// CHECK:         %[[INV:.*]] = linalg.generic {{.*}} ins(%[[VAR]] : tensor<2x1xf32>)
+// CHECK:         %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ROWS]]], iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<2x8xf32>, tensor<2x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[SX:[^:]+]]: f32, %[[SM:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
+// CHECK-NEXT:      %[[SC:.*]] = arith.subf %[[SX]], %[[SM]] : f32
+// CHECK-NEXT:      %[[SS:.*]] = arith.mulf %[[SC]], %[[SC]] : f32
+// CHECK-NEXT:      %[[SA:.*]] = arith.addf %[[ACC]], %[[SS]] fastmath<reassoc> : f32
+// CHECK:         %[[SQK:.*]] = tensor.expand_shape %[[SQ]]
+// CHECK:         %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SQK]] : tensor<2x1xf32>)
 // CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[N2:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[VAR:.*]] = arith.divf %[[V]], %[[N2]] : f32
 // CHECK-NEXT:      %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK-NEXT:      %[[VE:.*]] = arith.addf %[[V]], %[[EPS]] : f32
+// CHECK-NEXT:      %[[VE:.*]] = arith.addf %[[VAR]], %[[EPS]] : f32
 // CHECK-NEXT:      %[[RS:.*]] = math.rsqrt %[[VE]] : f32
 // CHECK-NEXT:      linalg.yield %[[RS]] : f32
-// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[KEEP]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[C]], %[[INV]], %[[G]], %[[B]] : tensor<2x8xf32>, tensor<2x1xf32>, tensor<8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<2x8xf32>) {
-// CHECK-NEXT:    ^bb0(%[[C0:[^:]+]]: f32, %[[I0:[^:]+]]: f32, %[[G0:[^:]+]]: f32, %[[B0:[^:]+]]: f32, %{{[^:]+}}: f32):
-// CHECK-NEXT:      %[[M0:.*]] = arith.mulf %[[C0]], %[[I0]] : f32
-// CHECK-NEXT:      %[[M1:.*]] = arith.mulf %[[M0]], %[[G0]] : f32
-// CHECK-NEXT:      %[[A0:.*]] = arith.addf %[[M1]], %[[B0]] : f32
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[KEEP]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[G]], %[[B]], %[[MEAN]], %[[INV]] : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x1xf32>, tensor<2x1xf32>) outs(%{{.*}} : tensor<2x8xf32>) {
+// CHECK-NEXT:    ^bb0(%[[X0:[^:]+]]: f32, %[[G0:[^:]+]]: f32, %[[B0:[^:]+]]: f32, %[[M0:[^:]+]]: f32, %[[I0:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[C0:.*]] = arith.subf %[[X0]], %[[M0]] : f32
+// CHECK-NEXT:      %[[H0:.*]] = arith.mulf %[[C0]], %[[I0]] : f32
+// CHECK-NEXT:      %[[S0:.*]] = arith.mulf %[[H0]], %[[G0]] : f32
+// CHECK-NEXT:      %[[A0:.*]] = arith.addf %[[S0]], %[[B0]] : f32
 // CHECK-NEXT:      linalg.yield %[[A0]] : f32
 // CHECK-NEXT:    } -> tensor<2x8xf32>
 // CHECK-NEXT:    return %[[Y]] : tensor<2x8xf32>
 func.func @layer_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
   %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// The unbiased variance divides the centred squares by N - 1, and with
+// epsilon_on_std the scale is 1 / (sqrt(var) + eps).
+// CHECK-LABEL: func.func @layer_norm_unbiased_epsilon_on_std
+// CHECK:         linalg.reduce
+// CHECK:         linalg.generic
+// CHECK:           arith.subf
+// CHECK-NEXT:      arith.mulf
+// CHECK:         linalg.generic
+// CHECK-NEXT:    ^bb0(%[[V:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.constant 7.000000e+00 : f32
+// CHECK-NEXT:      %[[VAR:.*]] = arith.divf %[[V]], %[[M]] : f32
+// CHECK-NEXT:      %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
+// CHECK-NEXT:      %[[STD:.*]] = math.sqrt %[[VAR]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.addf %[[STD]], %[[EPS]] : f32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[S:.*]] = arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK:         linalg.generic
+// CHECK:           arith.subf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.addf
+func.func @layer_norm_unbiased_epsilon_on_std(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>, epsilon_on_std} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// RMSNorm: no mean, the squares of x itself, and no beta to add.
+// CHECK-DAG:   #[[ID:map[0-9]*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[KEEP:map[0-9]*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG:   #[[ROW:map[0-9]*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x8xf32>, %[[G:.*]]: tensor<8xf32>)
+// CHECK-NOT:     linalg.reduce
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<2x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[SX:[^:]+]]: f32, %[[ACC:[^:]+]]: f32):
+// CHECK-NEXT:      %[[SS:.*]] = arith.mulf %[[SX]], %[[SX]] : f32
+// CHECK-NEXT:      arith.addf %[[ACC]], %[[SS]] fastmath<reassoc> : f32
+// CHECK:         %[[INV:.*]] = linalg.generic
+// CHECK:           arith.constant 8.000000e+00 : f32
+// CHECK:           math.rsqrt
+// CHECK:         %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[KEEP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[G]], %[[INV]] : tensor<2x8xf32>, tensor<8xf32>, tensor<2x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[X0:[^:]+]]: f32, %[[G0:[^:]+]]: f32, %[[I0:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[H0:.*]] = arith.mulf %[[X0]], %[[I0]] : f32
+// CHECK-NEXT:      %[[S0:.*]] = arith.mulf %[[H0]], %[[G0]] : f32
+// CHECK-NEXT:      linalg.yield %[[S0]] : f32
+func.func @rms_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = nn.layer_norm %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<mean_square>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
 
@@ -200,7 +258,7 @@ func.func @layer_norm(%x: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>)
 // CHECK:         linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4x8xf32>, tensor<2x4x1xf32>)
 // CHECK:           arith.subf
 // CHECK:           math.rsqrt
-// CHECK:         ins(%{{.*}}, %{{.*}}, %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK:         ins(%[[H]], %[[G]], %[[B]], %{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x4x1xf32>, tensor<2x4x1xf32>)
 func.func @layer_norm_residual(%x: tensor<2x4x8xf32>, %r: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xf32> {
   %0 = nn.layer_norm %x + %r, %g, %b {axis = 2 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %0 : tensor<2x4x8xf32>
@@ -214,7 +272,7 @@ func.func @layer_norm_residual(%x: tensor<2x4x8xf32>, %r: tensor<2x4x8xf32>, %g:
 // CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>)
 // CHECK:         linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[X]] : tensor<2x4x8xf32>) outs(%{{.*}} : tensor<2xf32>) dimensions = [1, 2]
 // CHECK:         arith.constant 3.200000e+01 : f32
-// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #[[TAIL]], #[[TAIL]], #{{.*}}], {{.*}} ins(%{{.*}}, %{{.*}}, %[[G]], %[[B]] : tensor<2x4x8xf32>, tensor<2x1x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[TAIL]], #[[TAIL]], #{{.*}}, #{{.*}}, #{{.*}}], {{.*}} ins(%[[X]], %[[G]], %[[B]], %{{.*}}, %{{.*}} : tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
 func.func @layer_norm_two_axes(%x: tensor<2x4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<2x4x8xf32> {
   %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
   return %0 : tensor<2x4x8xf32>

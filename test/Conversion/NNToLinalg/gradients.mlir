@@ -43,16 +43,17 @@
 // CHECK-NEXT:      linalg.yield %[[S0]], %[[S1]] : f32, f32
 // CHECK:         %[[SG:.*]] = tensor.expand_shape %[[RS]]#0
 // CHECK:         %[[SGX:.*]] = tensor.expand_shape %[[RS]]#1
-// CHECK:         %[[DX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[G]], %[[X]], %[[MEAN]], %[[RSTD]], %[[SG]], %[[SGX]] : {{.*}}) outs(%{{.*}} : tensor<3x8xf32>)
-// CHECK-NEXT:    ^bb0(%[[DYE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %[[XE:[^:]+]]: f32, %[[ME:[^:]+]]: f32, %[[RE:[^:]+]]: f32, %[[SGE:[^:]+]]: f32, %[[SGXE:[^:]+]]: f32, %{{[^:]+}}: f32):
-// CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK:         %[[DX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[G]], %[[X]], %[[SGX]], %[[SG]], %[[MEAN]], %[[RSTD]] : {{.*}}) outs(%{{.*}} : tensor<3x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[DYE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %[[XE:[^:]+]]: f32, %[[SGXE:[^:]+]]: f32, %[[SGE:[^:]+]]: f32, %[[ME:[^:]+]]: f32, %[[RE:[^:]+]]: f32, %{{[^:]+}}: f32):
 // CHECK-NEXT:      %[[GD:.*]] = arith.mulf %[[DYE]], %[[GE]] : f32
 // CHECK-NEXT:      %[[CE:.*]] = arith.subf %[[XE]], %[[ME]] : f32
 // CHECK-NEXT:      %[[XHAT:.*]] = arith.mulf %[[CE]], %[[RE]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
 // CHECK-NEXT:      %[[MG:.*]] = arith.divf %[[SGE]], %[[N]] : f32
-// CHECK-NEXT:      %[[MGX:.*]] = arith.divf %[[SGXE]], %[[N]] : f32
-// CHECK-NEXT:      %[[T:.*]] = arith.mulf %[[XHAT]], %[[MGX]] : f32
 // CHECK-NEXT:      %[[D0:.*]] = arith.subf %[[GD]], %[[MG]] : f32
+// CHECK-NEXT:      %[[MGX:.*]] = arith.divf %[[SGXE]], %[[D]] : f32
+// CHECK-NEXT:      %[[T:.*]] = arith.mulf %[[XHAT]], %[[MGX]] : f32
 // CHECK-NEXT:      %[[D1:.*]] = arith.subf %[[D0]], %[[T]] : f32
 // CHECK-NEXT:      %[[R:.*]] = arith.mulf %[[RE]], %[[D1]] : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32
@@ -67,6 +68,60 @@
 // CHECK:         return %[[DX]], %[[PG]]#0, %[[PG]]#1 : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>
 func.func @layer_norm_grad(%dy: tensor<3x8xf32>, %x: tensor<3x8xf32>, %g: tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<3x8xf32>, tensor<3x8xf32>, tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %0#0, %0#1, %0#2 : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// The unbiased variance with epsilon on the std: s = 1 / (sqrt(Σ/7) + ε)
+// and the x̂ term divided by D = 7 · sqrt(Σ/7) · s, read from the row's
+// Σ(x - mean)² passed to the dx pass.
+// CHECK-LABEL: func.func @layer_norm_grad_unbiased_epsilon_on_std
+// CHECK:           arith.subf
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      arith.addf
+// CHECK:         %[[SQ:.*]] = tensor.expand_shape
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} ins(%[[SQ]] : tensor<3x1xf32>)
+// CHECK:           math.sqrt
+// CHECK:         %[[RS:.*]]:2 = linalg.generic
+// CHECK:         %[[SG:.*]] = tensor.expand_shape %[[RS]]#0
+// CHECK:         %[[SGX:.*]] = tensor.expand_shape %[[RS]]#1
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %[[SGX]], %[[SG]], %[[SQ]], %{{.*}}, %[[S]] : {{.*}})
+// CHECK-NEXT:    ^bb0(%{{[^:]+}}: f32, %{{[^:]+}}: f32, %{{[^:]+}}: f32, %[[SGXE:[^:]+]]: f32, %{{[^:]+}}: f32, %[[SQE:[^:]+]]: f32, %{{[^:]+}}: f32, %[[SE:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK:           %[[M:.*]] = arith.constant 7.000000e+00 : f32
+// CHECK-NEXT:      %[[VAR:.*]] = arith.divf %[[SQE]], %[[M]] : f32
+// CHECK-NEXT:      %[[STD:.*]] = math.sqrt %[[VAR]] : f32
+// CHECK-NEXT:      %[[MS:.*]] = arith.mulf %[[M]], %[[STD]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.mulf %[[MS]], %[[SE]] : f32
+// CHECK:           arith.divf %[[SGXE]], %[[D]] : f32
+func.func @layer_norm_grad_unbiased_epsilon_on_std(%dy: tensor<3x8xf32>, %x: tensor<3x8xf32>, %g: tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>, epsilon_on_std} : (tensor<3x8xf32>, tensor<3x8xf32>, tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %0#0, %0#1, %0#2 : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// RMSNorm: no mean and no Σ g, so one row sum (Σ g · x̂) and dx =
+// s · (g - x̂ · Σ(g · x̂) / 8).
+// CHECK-LABEL: func.func @layer_norm_grad_mean_square
+// CHECK-SAME:    (%[[DY:.*]]: tensor<3x8xf32>, %[[X:.*]]: tensor<3x8xf32>, %[[G:.*]]: tensor<8xf32>)
+// CHECK-NOT:     linalg.reduce
+// CHECK:           arith.mulf %[[XS:.*]], %[[XS]] : f32
+// CHECK:         %[[S:.*]] = linalg.generic
+// CHECK:           math.rsqrt
+// CHECK:         %[[RS:.*]] = linalg.generic {{.*}} ins(%[[DY]], %[[G]], %[[X]], %[[S]] : {{.*}}) outs(%{{.*}} : tensor<3xf32>)
+// CHECK:         %[[SGX:.*]] = tensor.expand_shape %[[RS]]
+// CHECK:         linalg.generic {{.*}} ins(%[[DY]], %[[G]], %[[X]], %[[SGX]], %[[S]] : {{.*}})
+// CHECK-NEXT:    ^bb0(%[[DYE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %[[XE:[^:]+]]: f32, %[[SGXE:[^:]+]]: f32, %[[SE:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[GD:.*]] = arith.mulf %[[DYE]], %[[GE]] : f32
+// CHECK-NEXT:      %[[XHAT:.*]] = arith.mulf %[[XE]], %[[SE]] : f32
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[MGX:.*]] = arith.divf %[[SGXE]], %[[N]] : f32
+// CHECK-NEXT:      %[[T:.*]] = arith.mulf %[[XHAT]], %[[MGX]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[GD]], %[[T]] : f32
+// CHECK-NEXT:      arith.mulf %[[SE]], %[[D]] : f32
+func.func @layer_norm_grad_mean_square(%dy: tensor<3x8xf32>, %x: tensor<3x8xf32>, %g: tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<mean_square>} : (tensor<3x8xf32>, tensor<3x8xf32>, tensor<8xf32>) -> (tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>)
   return %0#0, %0#1, %0#2 : tensor<3x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
 

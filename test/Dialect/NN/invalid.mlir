@@ -901,7 +901,7 @@ func.func @layer_norm_axis(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
 // -----
 
 func.func @layer_norm_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>, %b: tensor<8xf32>) {
-  // expected-error @+2 {{layer norm of [2, 8] from axis 1 needs gamma and beta [8], got [4] and [8]}}
+  // expected-error @+2 {{layer norm of [2, 8] from axis 1 needs gamma [8], got [4]}}
   // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
   %0 = nn.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return
@@ -910,9 +910,36 @@ func.func @layer_norm_gamma(%x: tensor<2x8xf32>, %g: tensor<4xf32>, %b: tensor<8
 // -----
 
 func.func @layer_norm_beta(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>, %b: tensor<8xf32>) {
-  // expected-error @+2 {{layer norm of [2, 8] from axis 0 needs gamma and beta [2, 8], got [2, 8] and [8]}}
+  // expected-error @+2 {{layer norm of [2, 8] from axis 0 needs beta [2, 8], got [8]}}
   // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
   %0 = nn.layer_norm %x, %g, %b {axis = 0 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_unbiased_one_element(%x: tensor<2x1xf32>, %g: tensor<1xf32>) {
+  // expected-error @+2 {{an unbiased variance needs at least 2 normalised elements, got 1}}
+  // expected-error @+1 {{'nn.layer_norm' op failed to infer returned types}}
+  %0 = nn.layer_norm %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>} : (tensor<2x1xf32>, tensor<1xf32>) -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_unbiased_one_element(%dy: tensor<2x1xf32>, %x: tensor<2x1xf32>, %g: tensor<1xf32>) {
+  // expected-error @+2 {{an unbiased variance needs at least 2 normalised elements, got 1}}
+  // expected-error @+1 {{'nn.layer_norm_grad' op failed to infer returned types}}
+  %0:3 = nn.layer_norm_grad %dy, %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<unbiased_variance>} : (tensor<2x1xf32>, tensor<2x1xf32>, tensor<1xf32>) -> (tensor<2x1xf32>, tensor<1xf32>, tensor<1xf32>)
+  return
+}
+
+// -----
+
+func.func @layer_norm_unknown_statistic(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+2 {{expected ::transfuse::nn::NormStatistic to be one of: variance, unbiased_variance, mean_square}}
+  // expected-error @+1 {{failed to parse NN_NormStatisticAttr parameter 'value' which is to be a `::transfuse::nn::NormStatistic`}}
+  %0 = nn.layer_norm %x, %g {axis = 1 : i64, epsilon = 1.0e-6 : f64, statistic = #nn.norm_statistic<std>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return
 }
 
@@ -1100,7 +1127,7 @@ func.func @layer_norm_into_axis(%x: memref<2x16xf32>, %g: memref<16xf32>, %o: me
 // -----
 
 func.func @layer_norm_into_gamma(%x: memref<2x16xf32>, %g: memref<8xf32>, %b: memref<16xf32>, %o: memref<2x16xf32>) {
-  // expected-error @+1 {{'nn.layer_norm_into' op layer norm of [2, 16] from axis 1 needs gamma and beta [16], got [8] and [16]}}
+  // expected-error @+1 {{'nn.layer_norm_into' op layer norm of [2, 16] from axis 1 needs gamma [16], got [8]}}
   nn.layer_norm_into %x, %g, %b into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf32>, memref<8xf32>, memref<16xf32>, memref<2x16xf32>) -> ()
   return
 }
@@ -1150,6 +1177,14 @@ func.func @layer_norm_into_tensor(%x: tensor<2x16xf32>, %g: memref<16xf32>, %o: 
 func.func @layer_norm_grad_into_axis(%dy: memref<4x8xf32>, %g: memref<8xf32>) {
   // expected-error @+1 {{'nn.layer_norm_grad_into' op axis 5 is out of range for shape [4, 8]}}
   nn.layer_norm_grad_into %dy, %dy, %g into %dy, %g, %g {axis = 5 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_into_unbiased_one_element(%x: memref<4x1xf32>, %g: memref<1xf32>) {
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op an unbiased variance needs at least 2 normalised elements, got 1}}
+  nn.layer_norm_grad_into %x, %x, %g into %x, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f64, statistic = #nn.norm_statistic<unbiased_variance>} : (memref<4x1xf32>, memref<4x1xf32>, memref<1xf32>, memref<4x1xf32>, memref<1xf32>, memref<1xf32>) -> ()
   return
 }
 

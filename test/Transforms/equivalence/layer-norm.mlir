@@ -209,3 +209,39 @@ func.func @variance_of_other(%x: tensor<2x4x8xf32>, %o: tensor<2x4x8xf32>) -> te
   %y = nn.add %s, %b : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
   return %y : tensor<2x4x8xf32>
 }
+
+// The Annotated Transformer's: γ * (x - μ) / (x.std() + ε) + β, the std
+// unbiased.
+func.func @unbiased_std_plus_epsilon(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %g = nn.param_load @norm.weight : tensor<8xf32>
+  %b = nn.param_load @norm.bias : tensor<8xf32>
+  %mu = nn.reduce_mean %x [2] {keep_dims} : tensor<2x4x8xf32> -> tensor<2x4x1xf32>
+  %d = nn.sub %x, %mu : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %d2 = nn.mul %d, %d : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %ss = nn.reduce_sum %d2 [2] {keep_dims} : tensor<2x4x8xf32> -> tensor<2x4x1xf32>
+  %n1 = arith.constant dense<7.0> : tensor<f32>
+  %var = nn.div %ss, %n1 : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %std = nn.sqrt %var : tensor<2x4x1xf32>
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %se = nn.add %std, %eps : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %gd = nn.mul %g, %d : (tensor<8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %n = nn.div %gd, %se : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %y = nn.add %n, %b : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}
+
+// RMSNorm of a residual sum, with a bias.
+func.func @rms_norm_residual(%x: tensor<2x4x8xf32>, %r: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %g = nn.param_load @norm.weight : tensor<8xf32>
+  %b = nn.param_load @norm.bias : tensor<8xf32>
+  %h = nn.add %x, %r : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %h2 = nn.mul %h, %h : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %ms = nn.reduce_mean %h2 [2] {keep_dims} : tensor<2x4x8xf32> -> tensor<2x4x1xf32>
+  %eps = arith.constant dense<1.0e-6> : tensor<f32>
+  %me = nn.add %ms, %eps : (tensor<2x4x1xf32>, tensor<f32>) -> tensor<2x4x1xf32>
+  %rs = nn.rsqrt %me : tensor<2x4x1xf32>
+  %n = nn.mul %h, %rs : (tensor<2x4x8xf32>, tensor<2x4x1xf32>) -> tensor<2x4x8xf32>
+  %s = nn.mul %n, %g : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %y = nn.add %s, %b : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return %y : tensor<2x4x8xf32>
+}

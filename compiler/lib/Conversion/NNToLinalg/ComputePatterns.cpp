@@ -1,5 +1,6 @@
 //===- ComputePatterns.cpp - reductions, normalisations, contractions -----===//
 #include "Builders.h"
+#include "NormRows.h"
 #include "Patterns.h"
 
 #include "mlir/Dialect/Traits.h"
@@ -61,13 +62,8 @@ Value add(OpBuilder &b, Location loc, Value x, Value y) {
   });
 }
 
-Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  return binary(b, loc, x, y, [](OpBuilder &nb, Location l, Value p, Value q) {
-    return arith::MulFOp::create(nb, l, p, q);
-  });
-}
-
-/// (x - mean) * rsqrt(var + eps) * gamma + beta over the trailing axes.
+/// (x - mean) · s · gamma (+ beta) over the trailing axes, in the form the
+/// op names (NormRows.h).
 struct LayerNormPattern : OpConversionPattern<nn::LayerNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -78,34 +74,26 @@ struct LayerNormPattern : OpConversionPattern<nn::LayerNormOp> {
     if (adaptor.getResidual())
       x = add(rewriter, loc, x, adaptor.getResidual());
     RankedTensorType type = tensorType(x);
-    SmallVector<int64_t> axes;
-    for (int64_t d = op.getAxis(); d < type.getRank(); ++d)
-      axes.push_back(d);
-    Value mean = buildMean(rewriter, loc, x, axes, /*keepDims=*/true);
-    Value centred = binary(rewriter, loc, x, mean,
-                           [](OpBuilder &b, Location l, Value p, Value q) {
-                             return arith::SubFOp::create(b, l, p, q);
-                           });
-    Value variance =
-        buildMean(rewriter, loc, mul(rewriter, loc, centred, centred), axes,
-                  /*keepDims=*/true);
-    double epsilon = op.getEpsilon().convertToDouble();
-    Type element = type.getElementType();
-    Value inverseStd =
-        buildElementwise(rewriter, loc, tensorType(variance), variance,
-                         [&](OpBuilder &b, Location l, ValueRange v) {
-                           return math::RsqrtOp::create(
-                               b, l,
-                               arith::AddFOp::create(
-                                   b, l, v[0], scalar(b, l, element, epsilon)));
-                         });
+    SmallVector<int64_t> axes =
+        llvm::to_vector(llvm::seq<int64_t>(op.getAxis(), type.getRank()));
+    double count = 1.0;
+    for (int64_t d : axes)
+      count *= double(type.getDimSize(d));
+    NormRows rows =
+        buildNormRows(rewriter, loc, x, axes, NormForm::of(op, count));
+    SmallVector<Value> stats = normOperands(rows);
+    SmallVector<Value> inputs = {x, adaptor.getGamma()};
+    if (adaptor.getBeta())
+      inputs.push_back(adaptor.getBeta());
+    size_t statsBegin = inputs.size();
+    inputs.append(stats);
+    bool hasBeta = bool(adaptor.getBeta());
     Value normalized = buildElementwise(
-        rewriter, loc, type,
-        {centred, inverseStd, adaptor.getGamma(), adaptor.getBeta()},
-        [](OpBuilder &b, Location l, ValueRange v) {
-          Value scaled = arith::MulFOp::create(
-              b, l, arith::MulFOp::create(b, l, v[0], v[1]), v[2]);
-          return arith::AddFOp::create(b, l, scaled, v[3]);
+        rewriter, loc, type, inputs,
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value xhat = normalizeElement(b, l, v[0], v.drop_front(statsBegin));
+          Value scaled = arith::MulFOp::create(b, l, xhat, v[1]);
+          return hasBeta ? arith::AddFOp::create(b, l, scaled, v[2]) : scaled;
         });
     rewriter.replaceOp(op, normalized);
     return success();

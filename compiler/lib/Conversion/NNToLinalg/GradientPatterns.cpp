@@ -5,6 +5,7 @@
 // needs, then one elementwise pass.
 //===----------------------------------------------------------------------===//
 #include "Builders.h"
+#include "NormRows.h"
 #include "Patterns.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -19,9 +20,10 @@ SmallVector<int64_t> axesBetween(int64_t begin, int64_t end) {
   return llvm::to_vector(llvm::seq<int64_t>(begin, end));
 }
 
-/// grad_input, grad_gamma, grad_beta from the input's recomputed mean and
-/// rstd (see nn.layer_norm_grad): five passes over [rows, normalised], one
-/// per line below.
+/// grad_input, grad_gamma, grad_beta from the input's recomputed row
+/// statistics (see nn.layer_norm_grad and NormRows.h): passes over [rows,
+/// normalised] for the mean (centred forms), Σ(x - mean)², the row sums
+/// of g and g · x̂, grad_input and the column sums.
 struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -39,64 +41,71 @@ struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
     double count = 1.0;
     for (int64_t d : normalizedAxes)
       count *= double(shape[d]);
-    double epsilon = op.getEpsilon().convertToDouble();
-
-    // The statistics as nn.layer_norm computes them: the mean, then the
-    // biased variance of the centred input.
-    Value mean = buildMean(rewriter, loc, x, normalizedAxes, /*keepDims=*/true);
-    Value squares = buildSums(
-        rewriter, loc, shape, element, {x, mean}, normalizedAxes,
-        /*keepDims=*/true, 1, [](OpBuilder &b, Location l, ValueRange v) {
-          Value centred = arith::SubFOp::create(b, l, v[0], v[1]);
-          return SmallVector<Value>{
-              arith::MulFOp::create(b, l, centred, centred)};
-        })[0];
-    Value rstd = buildElementwise(
-        rewriter, loc, tensorType(squares), squares,
-        [&](OpBuilder &b, Location l, ValueRange v) {
-          Value variance =
-              arith::DivFOp::create(b, l, v[0], scalar(b, l, element, count));
-          return math::RsqrtOp::create(
-              b, l,
-              arith::AddFOp::create(b, l, variance,
-                                    scalar(b, l, element, epsilon)));
-        });
-    // x̂ from the elements of x, mean and rstd.
-    auto normalize = [](OpBuilder &b, Location l, Value xv, Value meanv,
-                        Value rstdv) -> Value {
-      return arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, xv, meanv),
-                                   rstdv);
+    NormForm form = NormForm::of(op, count);
+    NormRows rows = buildNormRows(rewriter, loc, x, normalizedAxes, form);
+    SmallVector<Value> stats = normOperands(rows);
+    auto withStats = [&](std::initializer_list<Value> values) {
+      SmallVector<Value> operands(values);
+      operands.append(stats);
+      return operands;
+    };
+    // The operands from `begin` are the statistics.
+    auto xhatOf = [](OpBuilder &b, Location l, Value xv, ValueRange v,
+                     size_t begin) {
+      return normalizeElement(b, l, xv, v.drop_front(begin));
     };
 
-    // Per row: Σ g and Σ g·x̂ with g = dy·gamma.
-    SmallVector<Value> rowSums = buildSums(
-        rewriter, loc, shape, element, {dy, gamma, x, mean, rstd},
-        normalizedAxes, /*keepDims=*/true, 2,
-        [&](OpBuilder &b, Location l, ValueRange v) {
-          Value g = arith::MulFOp::create(b, l, v[0], v[1]);
-          Value xhat = normalize(b, l, v[2], v[3], v[4]);
-          return SmallVector<Value>{g, arith::MulFOp::create(b, l, g, xhat)};
-        });
+    // Per row: Σ g for a centred form, and Σ g · x̂, with g = dy · gamma.
+    bool centred = form.centred();
+    SmallVector<Value> rowSums =
+        buildSums(rewriter, loc, shape, element, withStats({dy, gamma, x}),
+                  normalizedAxes, /*keepDims=*/true, centred ? 2 : 1,
+                  [&](OpBuilder &b, Location l, ValueRange v) {
+                    Value g = arith::MulFOp::create(b, l, v[0], v[1]);
+                    Value gXhat = arith::MulFOp::create(
+                        b, l, g, xhatOf(b, l, v[2], v, 3));
+                    if (!centred)
+                      return SmallVector<Value>{gXhat};
+                    return SmallVector<Value>{g, gXhat};
+                  });
+    Value sumGXhat = rowSums.back();
+    // dx = s · (g - mean(g) - x̂ · Σ(g · x̂) / D).
+    // Operands: dy, gamma, x, Σ g · x̂, Σ g (centred), Σ(x - mean)²
+    // (epsilon_on_std), the statistics.
+    SmallVector<Value> dxOperands = {dy, gamma, x, sumGXhat};
+    if (centred)
+      dxOperands.push_back(rowSums.front());
+    if (form.epsilonOnStd)
+      dxOperands.push_back(rows.squares);
+    size_t statsBegin = dxOperands.size();
+    dxOperands.append(stats);
     Value dx = buildElementwise(
-        rewriter, loc, type, {dy, gamma, x, mean, rstd, rowSums[0], rowSums[1]},
-        [&](OpBuilder &b, Location l, ValueRange v) {
-          Value n = scalar(b, l, element, count);
+        rewriter, loc, type, dxOperands,
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
           Value g = arith::MulFOp::create(b, l, v[0], v[1]);
-          Value xhat = normalize(b, l, v[2], v[3], v[4]);
-          Value meanG = arith::DivFOp::create(b, l, v[5], n);
-          Value meanGXhat = arith::DivFOp::create(b, l, v[6], n);
+          Value xhat = xhatOf(b, l, v[2], v, statsBegin);
+          Value scale = v.back();
+          Value squares = form.epsilonOnStd ? v[statsBegin - 1] : Value();
+          Value divisor = gradDivisorElement(b, l, form, squares, scale);
+          Value centredG =
+              centred ? arith::SubFOp::create(
+                            b, l, g,
+                            arith::DivFOp::create(b, l, v[4],
+                                                  scalar(b, l, element, count)))
+                      : g;
           Value inner = arith::SubFOp::create(
-              b, l, arith::SubFOp::create(b, l, g, meanG),
-              arith::MulFOp::create(b, l, xhat, meanGXhat));
-          return arith::MulFOp::create(b, l, v[4], inner);
+              b, l, centredG,
+              arith::MulFOp::create(
+                  b, l, xhat, arith::DivFOp::create(b, l, v[3], divisor)));
+          return arith::MulFOp::create(b, l, scale, inner);
         });
-    // Per normalised element, over the rows: Σ dy·x̂ and Σ dy.
+    // Per normalised element, over the rows: Σ dy · x̂ and Σ dy.
     SmallVector<Value> paramGrads = buildSums(
-        rewriter, loc, shape, element, {dy, x, mean, rstd}, rowAxes,
+        rewriter, loc, shape, element, withStats({dy, x}), rowAxes,
         /*keepDims=*/false, 2, [&](OpBuilder &b, Location l, ValueRange v) {
-          Value xhat = normalize(b, l, v[1], v[2], v[3]);
-          return SmallVector<Value>{arith::MulFOp::create(b, l, v[0], xhat),
-                                    v[0]};
+          return SmallVector<Value>{
+              arith::MulFOp::create(b, l, v[0], xhatOf(b, l, v[1], v, 2)),
+              v[0]};
         });
     rewriter.replaceOp(op, {dx, paramGrads[0], paramGrads[1]});
     return success();

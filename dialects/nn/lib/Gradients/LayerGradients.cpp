@@ -43,16 +43,20 @@ LogicalResult embeddingRule(EmbeddingOp op, OpBuilder &b, Value dy,
   return success();
 }
 
-/// One fused backward op; with a residual both summands get its dx.
+/// One fused backward op of the same form; with a residual both summands
+/// get its dx, and grad_beta goes to beta only where there is one.
 LogicalResult layerNormRule(LayerNormOp op, OpBuilder &b, Value dy,
                             SmallVectorImpl<Value> &dx) {
   Location loc = op.getLoc();
   Value input = op.getInput();
   if (Value residual = op.getResidual())
     input = AddOp::create(b, loc, input, residual);
-  auto grad = LayerNormGradOp::create(b, loc, dy, input, op.getGamma(),
-                                      op.getAxisAttr(), op.getEpsilonAttr());
-  dx.append({grad.getGradInput(), grad.getGradGamma(), grad.getGradBeta()});
+  auto grad = LayerNormGradOp::create(
+      b, loc, dy, input, op.getGamma(), op.getAxisAttr(), op.getEpsilonAttr(),
+      op.getStatisticAttr(), op.getEpsilonOnStdAttr());
+  dx.append({grad.getGradInput(), grad.getGradGamma()});
+  if (op.getBeta())
+    dx.push_back(grad.getGradBeta());
   if (op.getResidual())
     dx.push_back(grad.getGradInput());
   return success();

@@ -23,6 +23,23 @@ def NN_ActivationAttr : EnumAttr<NN_Dialect, NN_Activation, "activation"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def NN_NormStatistic : I32EnumAttr<"NormStatistic",
+    "the row statistic a layer norm divides by", [
+      // Σ(x - μ)² / N, as torch.nn.LayerNorm.
+      I32EnumAttrCase<"variance", 0>,
+      // Σ(x - μ)² / (N - 1), the square of torch's default x.std().
+      I32EnumAttrCase<"unbiased_variance", 1>,
+      // Σx² / N of the uncentred input, as RMSNorm.
+      I32EnumAttrCase<"mean_square", 2>]> {
+  let cppNamespace = "::transfuse::nn";
+  let genSpecializedAttr = 0;
+}
+// Printed as `#nn.norm_statistic<mean_square>` in attribute dictionaries.
+def NN_NormStatisticAttr : EnumAttr<NN_Dialect, NN_NormStatistic,
+                                    "norm_statistic"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def NN_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [
       I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"ones", 1>,
       I32EnumAttrCase<"constant", 2>, I32EnumAttrCase<"uniform", 3>,

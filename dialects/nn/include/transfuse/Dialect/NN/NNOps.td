@@ -517,20 +517,37 @@ def NN_AttentionGradIntoOp : NN_Op<"attention_grad_into"> {
   let extraClassDeclaration = hiddenScoreFill;
 }
 
-def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
-  let summary = "Layer normalisation, optionally of a residual sum";
+def NN_LayerNormOp : NN_Op<"layer_norm", [Pure, InferTypeOpAdaptor,
+                                          AttrSizedOperandSegments]> {
+  let summary = "Layer normalisation or RMSNorm, optionally of a residual sum";
   let description = [{
-    Normalises over the dimensions from `axis` to the last:
-    `(x - mean) / sqrt(var + epsilon) * gamma + beta` with the biased
-    variance, as `torch.nn.LayerNorm`. With `residual`, `x` is
+    Normalises over the N elements of the dimensions from `axis` to the
+    last: `y = (x - mean) * s * gamma + beta`, where `statistic` picks the
+    form (`beta` is optional and counts as 0 when absent):
+
+    - `variance` (the default): the biased `var = Σ(x - mean)² / N`, as
+      `torch.nn.LayerNorm`;
+    - `unbiased_variance`: `var = Σ(x - mean)² / (N - 1)`, the square of
+      `x.std()` (N must be at least 2);
+    - `mean_square`: `var = Σx² / N` and no centring (`mean` is 0), as
+      RMSNorm.
+
+    `s = 1 / sqrt(var + epsilon)`, or with `epsilon_on_std`
+    `s = 1 / (sqrt(var) + epsilon)`: the hand-written layer norm of the
+    Annotated Transformer, `gamma * (x - mean) / (x.std() + eps) + beta`, is
+    `unbiased_variance` with `epsilon_on_std`. With `residual`, `x` is
     `input + residual` (the post-LN sublayer connection).
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$gamma,
-                       NN_FloatTensor:$beta, Optional<NN_FloatTensor>:$residual,
-                       I64Attr:$axis, F64Attr:$epsilon);
+                       Optional<NN_FloatTensor>:$beta,
+                       Optional<NN_FloatTensor>:$residual,
+                       I64Attr:$axis, F64Attr:$epsilon,
+                       DefaultValuedAttr<NN_NormStatisticAttr,
+                           "::transfuse::nn::NormStatistic::variance">:$statistic,
+                       UnitAttr:$epsilon_on_std);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`+` $residual^)? `,` $gamma `,` $beta attr-dict `:`
+    $input (`+` $residual^)? `,` $gamma (`,` $beta^)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -595,18 +612,25 @@ def NN_LayerNormGradOp : NN_Op<"layer_norm_grad", [Pure, InferTypeOpAdaptor]> {
   let description = [{
     `grad` is the gradient of the layer norm's result, `input` its full
     normalised operand (`input + residual` when it had a residual; that
-    gradient is then `grad_input` for both). The mean and `rstd =
-    1 / sqrt(var + epsilon)` are recomputed from `input` rather than saved.
-    With `xhat = (x - mean) * rstd` and means taken over the normalised
-    dimensions (`axis` to the last):
+    gradient is then `grad_input` for both); `statistic` and
+    `epsilon_on_std` are the layer norm's. The mean and `s` are recomputed
+    from `input` rather than saved. With `xhat = (x - mean) * s`, sums
+    over the N normalised elements (`axis` to the last) and M the divisor
+    of `var` (N, or N - 1 for `unbiased_variance`):
 
-        grad_beta  = Σ_rows grad
+        grad_beta  = Σ_rows grad        (computed whether or not beta was)
         grad_gamma = Σ_rows grad * xhat
-        grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)),
+        grad_input = s * (g - mean(g) - xhat * Σ(g * xhat) / D),
                      g = grad * gamma
+
+    where `mean(g)` is 0 for `mean_square`, and `D = M`, or
+    `M * sqrt(var) * s` with `epsilon_on_std`.
   }];
   let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
-                       NN_FloatTensor:$gamma, I64Attr:$axis, F64Attr:$epsilon);
+                       NN_FloatTensor:$gamma, I64Attr:$axis, F64Attr:$epsilon,
+                       DefaultValuedAttr<NN_NormStatisticAttr,
+                           "::transfuse::nn::NormStatistic::variance">:$statistic,
+                       UnitAttr:$epsilon_on_std);
   let results = (outs NN_FloatTensor:$grad_input, NN_FloatTensor:$grad_gamma,
                       NN_FloatTensor:$grad_beta);
   let assemblyFormat = [{
@@ -690,17 +714,20 @@ def NN_NllLossGradOp : NN_Op<"nll_loss_grad", [Pure, InferTypeOpAdaptor]> {
 // Operands may have any layout; nn-kernel-ops-to-runtime-call makes them
 // contiguous where the kernels need it.
 
-def NN_LayerNormIntoOp : NN_Op<"layer_norm_into"> {
+def NN_LayerNormIntoOp : NN_Op<"layer_norm_into", [AttrSizedOperandSegments]> {
   let summary = "`nn.layer_norm` on buffers";
   let arguments = (ins Arg<NN_FloatMemRef, "", [MemRead]>:$input,
                        Arg<NN_FloatMemRef, "", [MemRead]>:$gamma,
-                       Arg<NN_FloatMemRef, "", [MemRead]>:$beta,
+                       Arg<Optional<NN_FloatMemRef>, "", [MemRead]>:$beta,
                        Arg<Optional<NN_FloatMemRef>, "", [MemRead]>:$residual,
                        Arg<NN_FloatMemRef, "", [MemWrite]>:$out,
-                       I64Attr:$axis, F64Attr:$epsilon);
+                       I64Attr:$axis, F64Attr:$epsilon,
+                       DefaultValuedAttr<NN_NormStatisticAttr,
+                           "::transfuse::nn::NormStatistic::variance">:$statistic,
+                       UnitAttr:$epsilon_on_std);
   let assemblyFormat = [{
-    $input (`+` $residual^)? `,` $gamma `,` $beta `into` $out attr-dict `:`
-    functional-type(operands, results)
+    $input (`+` $residual^)? `,` $gamma (`,` $beta^)? `into` $out attr-dict
+    `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -713,7 +740,10 @@ def NN_LayerNormGradIntoOp : NN_Op<"layer_norm_grad_into"> {
                        Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_input,
                        Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_gamma,
                        Arg<NN_FloatMemRef, "", [MemWrite]>:$grad_beta,
-                       I64Attr:$axis, F64Attr:$epsilon);
+                       I64Attr:$axis, F64Attr:$epsilon,
+                       DefaultValuedAttr<NN_NormStatisticAttr,
+                           "::transfuse::nn::NormStatistic::variance">:$statistic,
+                       UnitAttr:$epsilon_on_std);
   let assemblyFormat = [{
     $grad `,` $input `,` $gamma `into` $grad_input `,` $grad_gamma `,`
     $grad_beta attr-dict `:` functional-type(operands, results)

@@ -53,19 +53,22 @@ FailureOr<Shape> attentionShape(ArrayRef<int64_t> q, ArrayRef<int64_t> k,
                                 ArrayRef<int64_t> v,
                                 std::optional<ArrayRef<int64_t>> mask,
                                 std::string &why);
+/// nn.layer_norm: gamma (and beta, when present) shaped as the input's
+/// dimensions from `axis`, of which an unbiased variance needs two elements.
 FailureOr<Shape> layerNormShape(ArrayRef<int64_t> input,
-                                ArrayRef<int64_t> gamma, ArrayRef<int64_t> beta,
+                                ArrayRef<int64_t> gamma,
+                                std::optional<ArrayRef<int64_t>> beta,
                                 std::optional<ArrayRef<int64_t>> residual,
-                                int64_t axis, std::string &why);
+                                int64_t axis, bool unbiased, std::string &why);
 FailureOr<Shape> fusedMatmulShape(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
                                   std::optional<ArrayRef<int64_t>> bias,
                                   bool transposeRhs, std::string &why);
 /// nn.layer_norm_grad: the gradient shaped as the input, gamma as its
-/// dimensions from `axis`.
+/// dimensions from `axis`, two of them at least for an unbiased variance.
 mlir::LogicalResult checkLayerNormGrad(ArrayRef<int64_t> grad,
                                        ArrayRef<int64_t> input,
                                        ArrayRef<int64_t> gamma, int64_t axis,
-                                       std::string &why);
+                                       bool unbiased, std::string &why);
 /// nn.embedding_grad: grad [..., d] against indices [...] gives [rows, d].
 FailureOr<Shape> embeddingGradShape(ArrayRef<int64_t> grad,
                                     ArrayRef<int64_t> indices, int64_t rows,
