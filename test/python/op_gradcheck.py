@@ -327,6 +327,50 @@ def layer_norm_cases():
                            f"{r}"],
              lambda x: F.layer_norm(x["x"] - x["res"], (6,), x["g"], x["b"],
                                     1e-5)),
+    ] + layer_norm_form_cases()
+
+
+def layer_norm_form_cases():
+    """The other forms of nn.layer_norm against their PyTorch definitions:
+    the Annotated Transformer's LayerNorm (x.std() is unbiased, ε added to
+    it), the biased std plus ε, and RMSNorm with and without beta."""
+    floats = [("x", (2, 3, 6), normal), ("g", (6,), normal)]
+    bias = [("b", (6,), normal)]
+
+    def norm(attrs, with_beta):
+        operands = "%x, %g, %b" if with_beta else "%x, %g"
+        return lambda t, r: (
+            f"nn.layer_norm {operands} {{axis = 2 : i64, {attrs}}} : "
+            f"({t['x']}, {t['g']}" + (f", {t['b']}" if with_beta else "")
+            + f") -> {r}")
+
+    def std_plus_epsilon(unbiased):
+        def fn(x):
+            centred = x["x"] - x["x"].mean(-1, keepdim=True)
+            std = x["x"].std(-1, keepdim=True, unbiased=unbiased)
+            return x["g"] * centred / (std + 1e-6) + x["b"]
+        return fn
+
+    def rms(with_beta):
+        def fn(x):
+            y = x["x"] * torch.rsqrt(x["x"].pow(2).mean(-1, keepdim=True)
+                                     + 1e-6) * x["g"]
+            return y + x["b"] if with_beta else y
+        return fn
+
+    unbiased = "statistic = #nn.norm_statistic<unbiased_variance>"
+    mean_square = "statistic = #nn.norm_statistic<mean_square>"
+    return [
+        Case("layer_norm_unbiased_std_plus_epsilon", floats + bias,
+             norm(f"epsilon = 1.0e-6 : f64, epsilon_on_std, {unbiased}", True),
+             std_plus_epsilon(True)),
+        Case("layer_norm_biased_std_plus_epsilon", floats + bias,
+             norm("epsilon = 1.0e-6 : f64, epsilon_on_std", True),
+             std_plus_epsilon(False)),
+        Case("layer_norm_rms", floats,
+             norm(f"epsilon = 1.0e-6 : f64, {mean_square}", False), rms(False)),
+        Case("layer_norm_rms_bias", floats + bias,
+             norm(f"epsilon = 1.0e-6 : f64, {mean_square}", True), rms(True)),
     ]
 
 

@@ -122,15 +122,46 @@ class Embeddings(nn.Embedding):
         return self.position(x)
 
 
+class AnnotatedLayerNorm(nn.Module):
+    """The notebook's own LayerNorm: x.std() is unbiased and eps is added to
+    it. Its a_2 and b_2 are named weight and bias, as the spec names them."""
+
+    def __init__(self, features, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(features))
+        self.bias = nn.Parameter(torch.zeros(features))
+        self.eps = eps
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        std = x.std(-1, keepdim=True)
+        return self.weight * (x - mean) / (std + self.eps) + self.bias
+
+
+class RMSNorm(nn.Module):
+    """torch.nn.RMSNorm (PyTorch 2.4 and later) with eps=None, at float32's
+    machine epsilon in either precision, as the spec's rms_norm default."""
+
+    def __init__(self, features, eps=torch.finfo(torch.float32).eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(features))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) \
+            * self.weight
+
+
 class EncoderLayer(nn.Module):
     """Self-attention and feed-forward, each post-LayerNorm."""
 
-    def __init__(self, size, self_attn, feed_forward, dropout):
+    def __init__(self, size, self_attn, feed_forward, dropout,
+                 norm=nn.LayerNorm):
         super().__init__()
         self.self_attn = self_attn
         self.feed_forward = feed_forward
-        self.norm1 = nn.LayerNorm(size)
-        self.norm2 = nn.LayerNorm(size)
+        self.norm1 = norm(size)
+        self.norm2 = norm(size)
         self.dropout = nn.Dropout(dropout)
         self.size = size
 
@@ -153,15 +184,16 @@ class Encoder(nn.Module):
 class DecoderLayer(nn.Module):
     """Masked self-attention, source attention and feed-forward, post-LN."""
 
-    def __init__(self, size, self_attn, src_attn, feed_forward, dropout):
+    def __init__(self, size, self_attn, src_attn, feed_forward, dropout,
+                 norm=nn.LayerNorm):
         super().__init__()
         self.size = size
         self.self_attn = self_attn
         self.src_attn = src_attn
         self.feed_forward = feed_forward
-        self.norm1 = nn.LayerNorm(size)
-        self.norm2 = nn.LayerNorm(size)
-        self.norm3 = nn.LayerNorm(size)
+        self.norm1 = norm(size)
+        self.norm2 = norm(size)
+        self.norm3 = norm(size)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x, memory, src_mask, tgt_mask):
@@ -212,13 +244,14 @@ class EncoderDecoder(nn.Module):
 
 
 def make_model(src_vocab, tgt_vocab, N=6, d_model=512, d_ff=2048, h=8,
-               dropout=0.1):
+               dropout=0.1, norm=nn.LayerNorm):
     c = copy.deepcopy
     attn = MultiHeadedAttention(h, d_model, dropout)
     ff = PositionwiseFeedForward(d_model, d_ff, dropout)
     model = EncoderDecoder(
-        Encoder(EncoderLayer(d_model, c(attn), c(ff), dropout), N),
-        Decoder(DecoderLayer(d_model, c(attn), c(attn), c(ff), dropout), N),
+        Encoder(EncoderLayer(d_model, c(attn), c(ff), dropout, norm), N),
+        Decoder(DecoderLayer(d_model, c(attn), c(attn), c(ff), dropout, norm),
+                N),
         Embeddings(d_model, src_vocab, dropout),
         Embeddings(d_model, tgt_vocab, dropout),
         nn.Linear(d_model, tgt_vocab),
@@ -237,12 +270,12 @@ class CharLM(nn.Module):
     EncoderLayer above run under a causal mask. PyTorch default init."""
 
     def __init__(self, vocab=256, N=4, d_model=256, d_ff=1024, h=4,
-                 dropout=0.1):
+                 dropout=0.1, norm=nn.LayerNorm):
         super().__init__()
         self.embedding = Embeddings(d_model, vocab, dropout)
         layer = EncoderLayer(d_model, MultiHeadedAttention(h, d_model, dropout),
                              PositionwiseFeedForward(d_model, d_ff, dropout),
-                             dropout)
+                             dropout, norm)
         self.layers = clones(layer, N)
         self.output = nn.Linear(d_model, vocab)  # untied from the embedding
 
@@ -356,10 +389,17 @@ CONFIGS = {
                              d_model=512, d_ff=2048, h=8, dropout=0.1),
     "transformer_small": dict(src_vocab=10000, tgt_vocab=10000, N=2,
                               d_model=128, d_ff=512, h=4, dropout=0.1),
+    "transformer_small_annotated": dict(src_vocab=10000, tgt_vocab=10000, N=2,
+                                        d_model=128, d_ff=512, h=4,
+                                        dropout=0.1, norm=AnnotatedLayerNorm),
     "sentiment_classifier": dict(emb=128, heads=8, depth=3, seq_length=256,
                                  num_tokens=50000, num_classes=2,
                                  max_pool=True, dropout=0.0),
     "char_lm": dict(vocab=256, N=4, d_model=256, d_ff=1024, h=4, dropout=0.1),
+    # char_lm.pbtxt with `rms_norm {}` for each `layer_norm {}` (made by the
+    # test that uses it).
+    "char_lm_rms": dict(vocab=256, N=4, d_model=256, d_ff=1024, h=4,
+                        dropout=0.1, norm=RMSNorm),
 }
 
 
@@ -370,6 +410,6 @@ def build(model_name):
         return make_model(**cfg)
     if model_name == "sentiment_classifier":
         return CTransformer(**cfg)
-    if model_name == "char_lm":
+    if model_name.startswith("char_lm"):
         return CharLM(**cfg)
     raise KeyError(model_name)

@@ -244,7 +244,7 @@ class Task:
     def batch(self, rng):
         """{name: int64 array}: the model inputs then the labels."""
         batch, model = self.dims["batch"], self.model
-        if model == "char_lm":
+        if model.startswith("char_lm"):
             tokens = rng.integers(0, 256, (batch, self.dims["seq"]))
             targets = rng.integers(0, 256, tokens.shape)
             return {"tokens": tokens,
@@ -274,7 +274,7 @@ class Task:
         """The spec's training loss of `module` (on the task's device) on
         `batch` (PyTorch)."""
         t = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
-        if self.model == "char_lm":
+        if self.model.startswith("char_lm"):
             scores, labels = module(t["tokens"]), t["targets"]
         elif self.model == "sentiment_classifier":
             scores, labels = module(t["tokens"]), t["label"]

@@ -280,8 +280,25 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
 // Layer norm, feed-forward, Linear, dropout, pooling
 //===----------------------------------------------------------------------===//
 
-FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
-                                ArrayRef<Value> inputs) {
+/// How a normalisation layer is written out: its statistic, where ε goes,
+/// and whether it has a bias (kind and the epsilon field name the spec's
+/// layer in diagnostics).
+struct NormSpec {
+  StringRef kind;
+  nn::NormStatistic statistic;
+  bool epsilonOnStd;
+  bool bias;
+  double epsilon;
+};
+
+/// layer_norm and rms_norm over the last axis, expanded into the primitive
+/// ops the reference modules compute, in their order of operations:
+///   torch.nn.LayerNorm   (x - mean) * rsqrt(var + ε) * weight + bias
+///   x.std() + ε          weight * (x - mean) / (sqrt(var) + ε) + bias
+///   torch.nn.RMSNorm     x * rsqrt(mean(x²) + ε) * weight (+ bias)
+/// var is mean((x - mean)²), or sum((x - mean)²) / (N - 1) unbiased.
+FailureOr<Value> buildNorm(GraphBuilder &graph, const LayerSite &site,
+                           ArrayRef<Value> inputs, const NormSpec &norm) {
   if (failed(checkArity(site, inputs, 1, "x")))
     return failure();
   Value x = inputs[0];
@@ -290,23 +307,27 @@ FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
     return site.error()
            << "the input must be a float tensor of rank 1 or more, got "
            << type;
-  const spec::LayerNorm &spec = site.layer.layer_norm();
-  double epsilon = spec.has_epsilon() ? spec.epsilon() : 1e-5;
-  if (!(epsilon > 0))
-    return site.errorAt("layer_norm", "epsilon") << "epsilon must be positive";
+  if (!(norm.epsilon > 0))
+    return site.errorAt(norm.kind, "epsilon") << "epsilon must be positive";
   int64_t width = type.getShape().back();
+  if (norm.statistic == nn::NormStatistic::unbiased_variance && width < 2)
+    return site.errorAt(norm.kind, "variance")
+           << "an unbiased variance needs at least 2 features, got " << width;
   FailureOr<Value> gamma =
-      graph.parameter(site, site.paramName("weight"), {width}, "layer_norm", "",
+      graph.parameter(site, site.paramName("weight"), {width}, norm.kind, "",
                       DefaultInit::Ones, 0);
   if (failed(gamma))
     return failure();
-  FailureOr<Value> beta =
-      graph.parameter(site, site.paramName("bias"), {width}, "layer_norm", "",
-                      DefaultInit::Zeros, 0);
-  if (failed(beta))
-    return failure();
+  Value beta;
+  if (norm.bias) {
+    FailureOr<Value> bias =
+        graph.parameter(site, site.paramName("bias"), {width}, norm.kind, "",
+                        DefaultInit::Zeros, 0);
+    if (failed(bias))
+      return failure();
+    beta = *bias;
+  }
 
-  // torch.nn.LayerNorm: biased variance of the centred input.
   OpBuilder &b = graph.builder();
   Location loc = site.loc;
   SmallVector<int64_t> lastAxis = {type.getRank() - 1};
@@ -314,13 +335,64 @@ FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
     return nn::ReduceMeanOp::create(b, loc, v, ArrayRef<int64_t>(lastAxis),
                                     /*keep_dims=*/true);
   };
-  Value centred = nn::SubOp::create(b, loc, x, mean(x));
-  Value variance = mean(nn::MulOp::create(b, loc, centred, centred));
-  Value inverseStd = nn::RsqrtOp::create(
-      b, loc, graph.withScalar<nn::AddOp>(loc, variance, epsilon));
-  Value normalized = nn::MulOp::create(b, loc, centred, inverseStd);
-  Value scaled = nn::MulOp::create(b, loc, normalized, *gamma);
-  return nn::AddOp::create(b, loc, scaled, *beta).getResult();
+  Value centred = x;
+  Value variance;
+  switch (norm.statistic) {
+  case nn::NormStatistic::mean_square:
+    variance = mean(nn::MulOp::create(b, loc, x, x));
+    break;
+  case nn::NormStatistic::variance:
+    centred = nn::SubOp::create(b, loc, x, mean(x));
+    variance = mean(nn::MulOp::create(b, loc, centred, centred));
+    break;
+  case nn::NormStatistic::unbiased_variance: {
+    centred = nn::SubOp::create(b, loc, x, mean(x));
+    Value squares = nn::ReduceSumOp::create(
+        b, loc, nn::MulOp::create(b, loc, centred, centred),
+        ArrayRef<int64_t>(lastAxis), /*keep_dims=*/true);
+    variance = graph.withScalar<nn::DivOp>(loc, squares, double(width - 1));
+    break;
+  }
+  }
+  Value scaled;
+  if (norm.epsilonOnStd) {
+    Value denominator = graph.withScalar<nn::AddOp>(
+        loc, nn::SqrtOp::create(b, loc, variance), norm.epsilon);
+    scaled = nn::DivOp::create(
+        b, loc, nn::MulOp::create(b, loc, *gamma, centred), denominator);
+  } else {
+    Value inverse = nn::RsqrtOp::create(
+        b, loc, graph.withScalar<nn::AddOp>(loc, variance, norm.epsilon));
+    scaled = nn::MulOp::create(
+        b, loc, nn::MulOp::create(b, loc, centred, inverse), *gamma);
+  }
+  if (!beta)
+    return scaled;
+  return nn::AddOp::create(b, loc, scaled, beta).getResult();
+}
+
+FailureOr<Value> buildLayerNorm(GraphBuilder &graph, const LayerSite &site,
+                                ArrayRef<Value> inputs) {
+  const spec::LayerNorm &spec = site.layer.layer_norm();
+  NormSpec norm{"layer_norm",
+                spec.variance() == spec::LayerNorm::UNBIASED
+                    ? nn::NormStatistic::unbiased_variance
+                    : nn::NormStatistic::variance,
+                spec.epsilon_on() == spec::LayerNorm::STD,
+                !spec.has_bias() || spec.bias(),
+                spec.has_epsilon() ? spec.epsilon() : 1e-5};
+  return buildNorm(graph, site, inputs, norm);
+}
+
+FailureOr<Value> buildRmsNorm(GraphBuilder &graph, const LayerSite &site,
+                              ArrayRef<Value> inputs) {
+  const spec::RmsNorm &spec = site.layer.rms_norm();
+  // torch.nn.RMSNorm(eps=None) uses torch.finfo(torch.float32).eps.
+  constexpr double kFloat32Epsilon = 1.1920928955078125e-07;
+  NormSpec norm{"rms_norm", nn::NormStatistic::mean_square,
+                /*epsilonOnStd=*/false, spec.bias(),
+                spec.has_epsilon() ? spec.epsilon() : kFloat32Epsilon};
+  return buildNorm(graph, site, inputs, norm);
 }
 
 FailureOr<Value> buildFeedForward(GraphBuilder &graph, const LayerSite &site,
@@ -429,6 +501,8 @@ FailureOr<SmallVector<Value>> buildCompositeLayer(GraphBuilder &graph,
     return single(buildAttention(graph, site, inputs));
   case spec::Layer::kLayerNorm:
     return single(buildLayerNorm(graph, site, inputs));
+  case spec::Layer::kRmsNorm:
+    return single(buildRmsNorm(graph, site, inputs));
   case spec::Layer::kFeedForward:
     return single(buildFeedForward(graph, site, inputs));
   case spec::Layer::kLinear:

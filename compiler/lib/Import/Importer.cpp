@@ -119,7 +119,7 @@ LogicalResult Importer::buildLayer(const SpecCursor &cursor,
     return site.error() << "has no layer type";
   bool ownsParameters =
       layer.has_embedding() || layer.has_position_embedding() ||
-      layer.has_attention() || layer.has_layer_norm() ||
+      layer.has_attention() || layer.has_layer_norm() || layer.has_rms_norm() ||
       layer.has_feed_forward() || layer.has_linear() || layer.has_block() ||
       (layer.has_parameter() && layer.parameter().name().empty());
   if (ownsParameters && layer.name().empty())

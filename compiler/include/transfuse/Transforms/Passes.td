@@ -43,11 +43,14 @@ def FuseAttention : Pass<"nn-fuse-attention"> {
 def FuseLayerNorm : Pass<"nn-fuse-layer-norm"> {
   let summary = "Replaces mean / variance / normalise / affine with nn.layer_norm";
   let description = [{
-    Matches `(x - mean(x)) · rsqrt(var + eps) · gamma + beta` (or
-    `/ sqrt(var + eps)`), where the variance is `mean((x - μ)²)` or
-    `mean(x²) - μ²` over the trailing axes, and replaces it with
-    `nn.layer_norm`. A layer norm of `a + b` (same shapes) then takes the sum
-    as its `residual` form, the post-LN sublayer connection.
+    Matches the three forms of normalisation over the trailing axes,
+    `(x - μ) · rsqrt(σ² + ε) · γ` (or `/ sqrt(σ² + ε)`, σ² biased as
+    `mean((x - μ)²)`, `mean(x²) - μ²` or unbiased as `sum((x - μ)²) /
+    (N - 1)`), `γ · (x - μ) / (sqrt(σ²) + ε)` and RMSNorm's
+    `x · rsqrt(mean(x²) + ε) · γ`, and replaces each with `nn.layer_norm`
+    of that statistic and ε placement; an added β of the normalised shape
+    becomes its beta. A layer norm of `a + b` (same shapes) then takes the
+    sum as its `residual` form, the post-LN sublayer connection.
   }];
   let dependentDialects = ["::transfuse::nn::NNDialect"];
 }
