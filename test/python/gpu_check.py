@@ -47,6 +47,8 @@ MODELS = {
     "char_lm": {"batch": 2, "seq": 8},
     "sentiment_classifier": {"batch": 3, "seq": 16},
     "transformer_small": {"batch": 3, "src_len": 7, "tgt_len": 5},
+    # The layer-norm kernels in the unbiased-std, epsilon-on-std form.
+    "transformer_small_annotated": {"batch": 3, "src_len": 7, "tgt_len": 5},
     "transformer_base": {"batch": 2, "src_len": 5, "tgt_len": 4},
 }
 # training_parity.spec_copy's options: the CPU parity tests' defaults.
@@ -75,8 +77,10 @@ SANITIZER_EXIT = 86
 # smallest model, the largest model, the second sanitizer model; what the
 # budget does not reach is reported as not run.
 ORDER = [("model", "char_lm"), ("model", "sentiment_classifier"),
-         ("model", "transformer_small"), ("sanitizer", 0), ("sanitizer", 1),
-         ("model", "transformer_base"), ("sanitizer", 2), ("sanitizer", 3)]
+         ("model", "transformer_small"),
+         ("model", "transformer_small_annotated"), ("sanitizer", 0),
+         ("sanitizer", 1), ("model", "transformer_base"), ("sanitizer", 2),
+         ("sanitizer", 3)]
 
 CHECKS = ["forward", "loss", "loss_and_grads", "train_step", "cpu",
           "determinism"]

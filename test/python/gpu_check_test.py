@@ -29,6 +29,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpu_check  # noqa: E402
 
+# Every unit of a full run: each model's checks and the sanitizer runs.
+ALL_UNITS = len(gpu_check.MODELS) * len(gpu_check.CHECKS) + \
+    len(gpu_check.SANITIZERS)
+
 MEMCHECK_CLEAN = """\
 ========= COMPUTE-SANITIZER
 step 1/1: loss 4.1589
@@ -773,16 +777,16 @@ class Budget(RunnerFixture):
         _, printed = capture(runner.run)
         self.assertEqual([(r["model"], r["check"]) for r in runner.rows],
                          self.order())
-        self.assertEqual(len(runner.rows), 4 * len(gpu_check.CHECKS) + 4)
+        self.assertEqual(len(runner.rows), ALL_UNITS)
         self.assertEqual({(r["status"], r["message"]) for r in runner.rows},
                          {("NOT_RUN", "out of time")})
-        self.assertEqual(len(printed.splitlines()), 8)
+        self.assertEqual(len(printed.splitlines()), len(gpu_check.ORDER))
         # The documented order.
         self.assertEqual([r["check"] for r in runner.rows
                           if r["check"] not in gpu_check.CHECKS],
                          ["memcheck", "racecheck", "memcheck", "racecheck"])
-        self.assertEqual(runner.rows[18]["model"], "char_lm")
-        self.assertEqual(runner.rows[20]["model"], "transformer_base")
+        self.assertEqual(runner.rows[24]["model"], "char_lm")
+        self.assertEqual(runner.rows[26]["model"], "transformer_base")
 
     def test_less_than_a_unit_left(self):
         # RESERVE is kept, and no unit starts with less than MIN_UNIT.
@@ -953,7 +957,7 @@ class Budget(RunnerFixture):
         statuses = [r["status"] for r in runner.rows]
         self.assertEqual(statuses[:6], ["PASS"] * 6)
         self.assertEqual(set(statuses[6:]), {"NOT_RUN"})
-        self.assertEqual(len(statuses), 28)
+        self.assertEqual(len(statuses), ALL_UNITS)
 
 
 class RunCommand(RunnerFixture):
@@ -973,11 +977,11 @@ class RunCommand(RunnerFixture):
         self.assertEqual(status, 1)
         self.assertFalse(report["passed"])
         self.assertEqual(report["schema"], gpu_check.SCHEMA)
-        self.assertEqual(report["summary"], {"NOT_RUN": 28})
-        self.assertEqual(len(report["checks"]), 28)
+        self.assertEqual(report["summary"], {"NOT_RUN": ALL_UNITS})
+        self.assertEqual(len(report["checks"]), ALL_UNITS)
         self.assertEqual(report["prepared"]["status"], "ok")
         self.assertEqual(report["mode"], "gpu")
-        self.assertIn("FAILED: 28 NOT_RUN in", printed)
+        self.assertIn(f"FAILED: {ALL_UNITS} NOT_RUN in", printed)
 
     def test_everything_passes(self):
         events = [self.setup_event()]
@@ -997,8 +1001,8 @@ class RunCommand(RunnerFixture):
                 self.args(time.time() + 1000))
         self.assertEqual(status, 0, printed)
         self.assertTrue(report["passed"])
-        self.assertEqual(report["summary"], {"PASS": 28})
-        self.assertIn("PASSED: 28 PASS in", printed)
+        self.assertEqual(report["summary"], {"PASS": ALL_UNITS})
+        self.assertIn(f"PASSED: {ALL_UNITS} PASS in", printed)
         self.assertNotIn("Problems:", printed)
 
     def test_one_nan_fails_and_is_a_string(self):
