@@ -76,11 +76,8 @@ struct LayerNormPattern : OpConversionPattern<nn::LayerNormOp> {
     RankedTensorType type = tensorType(x);
     SmallVector<int64_t> axes =
         llvm::to_vector(llvm::seq<int64_t>(op.getAxis(), type.getRank()));
-    double count = 1.0;
-    for (int64_t d : axes)
-      count *= double(type.getDimSize(d));
-    NormRows rows =
-        buildNormRows(rewriter, loc, x, axes, NormForm::of(op, count));
+    NormRows rows = buildNormRows(rewriter, loc, x, axes,
+                                  NormForm::of(op, type.getShape()));
     SmallVector<Value> stats = normOperands(rows);
     SmallVector<Value> inputs = {x, adaptor.getGamma()};
     if (adaptor.getBeta())

@@ -38,21 +38,13 @@ struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
     int64_t axis = op.getAxis();
     SmallVector<int64_t> normalizedAxes = axesBetween(axis, type.getRank());
     SmallVector<int64_t> rowAxes = axesBetween(0, axis);
-    double count = 1.0;
-    for (int64_t d : normalizedAxes)
-      count *= double(shape[d]);
-    NormForm form = NormForm::of(op, count);
+    NormForm form = NormForm::of(op, shape);
     NormRows rows = buildNormRows(rewriter, loc, x, normalizedAxes, form);
     SmallVector<Value> stats = normOperands(rows);
     auto withStats = [&](std::initializer_list<Value> values) {
       SmallVector<Value> operands(values);
       operands.append(stats);
       return operands;
-    };
-    // The operands from `begin` are the statistics.
-    auto xhatOf = [](OpBuilder &b, Location l, Value xv, ValueRange v,
-                     size_t begin) {
-      return normalizeElement(b, l, xv, v.drop_front(begin));
     };
 
     // Per row: Σ g for a centred form, and Σ g · x̂, with g = dy · gamma.
@@ -63,7 +55,7 @@ struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
                   [&](OpBuilder &b, Location l, ValueRange v) {
                     Value g = arith::MulFOp::create(b, l, v[0], v[1]);
                     Value gXhat = arith::MulFOp::create(
-                        b, l, g, xhatOf(b, l, v[2], v, 3));
+                        b, l, g, normalizeElement(b, l, v[2], v.drop_front(3)));
                     if (!centred)
                       return SmallVector<Value>{gXhat};
                     return SmallVector<Value>{g, gXhat};
@@ -83,15 +75,15 @@ struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
         rewriter, loc, type, dxOperands,
         [&](OpBuilder &b, Location l, ValueRange v) -> Value {
           Value g = arith::MulFOp::create(b, l, v[0], v[1]);
-          Value xhat = xhatOf(b, l, v[2], v, statsBegin);
+          Value xhat = normalizeElement(b, l, v[2], v.drop_front(statsBegin));
           Value scale = v.back();
           Value squares = form.epsilonOnStd ? v[statsBegin - 1] : Value();
           Value divisor = gradDivisorElement(b, l, form, squares, scale);
           Value centredG =
               centred ? arith::SubFOp::create(
                             b, l, g,
-                            arith::DivFOp::create(b, l, v[4],
-                                                  scalar(b, l, element, count)))
+                            arith::DivFOp::create(
+                                b, l, v[4], scalar(b, l, element, form.count)))
                       : g;
           Value inner = arith::SubFOp::create(
               b, l, centredG,
@@ -104,7 +96,8 @@ struct LayerNormGradPattern : OpConversionPattern<nn::LayerNormGradOp> {
         rewriter, loc, shape, element, withStats({dy, x}), rowAxes,
         /*keepDims=*/false, 2, [&](OpBuilder &b, Location l, ValueRange v) {
           return SmallVector<Value>{
-              arith::MulFOp::create(b, l, v[0], xhatOf(b, l, v[1], v, 2)),
+              arith::MulFOp::create(
+                  b, l, v[0], normalizeElement(b, l, v[1], v.drop_front(2))),
               v[0]};
         });
     rewriter.replaceOp(op, {dx, paramGrads[0], paramGrads[1]});

@@ -18,7 +18,12 @@ struct NormForm {
   double epsilon;
   double count;
 
-  template <typename OpT> static NormForm of(OpT op, double count) {
+  /// The form of `op` normalising `shape` from the op's axis.
+  template <typename OpT>
+  static NormForm of(OpT op, llvm::ArrayRef<int64_t> shape) {
+    double count = 1.0;
+    for (int64_t dim : shape.drop_front(op.getAxis()))
+      count *= double(dim);
     return {op.getStatistic(), op.getEpsilonOnStd(),
             op.getEpsilon().convertToDouble(), count};
   }
