@@ -33,6 +33,10 @@ int64_t Manifest::findState(std::string_view name) const {
   return findTensor(state, name);
 }
 
+int64_t Manifest::findCache(std::string_view name) const {
+  return findTensor(cache, name);
+}
+
 int64_t EntryPoint::findInput(std::string_view name) const {
   return findTensor(inputs, name);
 }
@@ -175,6 +179,55 @@ std::vector<TensorDesc> ManifestParser::tensorList(const json &object,
   return result;
 }
 
+std::vector<TensorDesc>
+ManifestParser::variableList(const json &root, const char *key,
+                             const Manifest &manifest) const {
+  const json *list = member(root, "", key, false);
+  if (!list)
+    return {};
+  array(*list, key);
+  std::vector<TensorDesc> result;
+  std::set<std::string> names;
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string path = at(key, i);
+    TensorDesc desc = tensor((*list)[i], path);
+    if (!names.insert(desc.name).second)
+      bad(join(path, "name"),
+          "duplicate " + std::string(key) + " tensor '" + desc.name + "'");
+    if (manifest.findParameter(desc.name) >= 0)
+      bad(join(path, "name"),
+          "'" + desc.name + "' is already the name of a parameter");
+    if (manifest.findState(desc.name) >= 0)
+      bad(join(path, "name"),
+          "'" + desc.name + "' is already the name of a state tensor");
+    if (desc.name == "__metadata__")
+      bad(join(path, "name"), "'__metadata__' is reserved by safetensors");
+    result.push_back(std::move(desc));
+  }
+  return result;
+}
+
+std::vector<size_t>
+ManifestParser::entryVariables(const json &names, const std::string &path,
+                               const char *key,
+                               const std::vector<TensorDesc> &table) const {
+  array(names, path);
+  std::vector<size_t> result;
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string name = string(names[i], at(path, i));
+    int64_t index = findTensor(table, name);
+    if (index < 0)
+      bad(at(path, i),
+          "no " + std::string(key) + " tensor named '" + name + "'");
+    if (!seen.insert(index).second)
+      bad(at(path, i),
+          std::string(key) + " tensor '" + name + "' listed twice");
+    result.push_back(static_cast<size_t>(index));
+  }
+  return result;
+}
+
 EntryPoint ManifestParser::entryPoint(const json &value,
                                       const std::string &path,
                                       const Manifest &manifest) const {
@@ -197,9 +250,13 @@ EntryPoint ManifestParser::entryPoint(const json &value,
     entry.parameters.push_back(static_cast<size_t>(index));
   }
   if (const json *state = member(value, path, "state", false)) {
-    entry.state = entryState(*state, join(path, "state"), manifest);
+    entry.state =
+        entryVariables(*state, join(path, "state"), "state", manifest.state);
     entry.updates = true;
   }
+  if (const json *cache = member(value, path, "cache", false))
+    entry.cache =
+        entryVariables(*cache, join(path, "cache"), "cache", manifest.cache);
   entry.inputs = tensorList(value, path, "inputs");
   entry.outputs = tensorList(value, path, "outputs");
   if (manifest.target == kCudaTarget)
@@ -250,7 +307,8 @@ Manifest ManifestParser::parse(std::string_view text) {
                      desc.dtype);
     manifest.parameters.push_back(std::move(desc));
   }
-  manifest.state = stateList(root, manifest);
+  manifest.state = variableList(root, "state", manifest);
+  manifest.cache = variableList(root, "cache", manifest);
 
   const json &entries =
       array(*member(root, "", "entry_points", true), "entry_points");

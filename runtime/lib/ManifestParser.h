@@ -125,13 +125,18 @@ private:
                                      const std::string &path,
                                      const char *key) const;
 
+  /// The optional top-level list `key` of tensors the entry points keep
+  /// ("state": the optimizer's; "cache": the decoding cache), none of them
+  /// named like a parameter or another such tensor.
+  std::vector<TensorDesc> variableList(const json &root, const char *key,
+                                       const Manifest &manifest) const;
+  /// An entry point's list of names in `table` (the top-level list `key`),
+  /// as indices into it.
+  std::vector<size_t>
+  entryVariables(const json &names, const std::string &path, const char *key,
+                 const std::vector<TensorDesc> &table) const;
+
   // The training section (ManifestTraining.cpp).
-  /// The top-level `state` list: the optimizer's tensors.
-  std::vector<TensorDesc> stateList(const json &root,
-                                    const Manifest &manifest) const;
-  /// An entry point's `state` list, as indices into Manifest::state.
-  std::vector<size_t> entryState(const json &names, const std::string &path,
-                                 const Manifest &manifest) const;
   Training training(const json &value, const std::string &path) const;
 
   // Target "cuda" (ManifestCuda.cpp).

@@ -29,47 +29,6 @@ std::string alternatives(const std::vector<std::string> &words) {
 
 } // namespace
 
-std::vector<TensorDesc>
-ManifestParser::stateList(const json &root, const Manifest &manifest) const {
-  const json *list = member(root, "", "state", false);
-  if (!list)
-    return {};
-  array(*list, "state");
-  std::vector<TensorDesc> result;
-  std::set<std::string> names;
-  for (size_t i = 0; i < list->size(); ++i) {
-    std::string path = at("state", i);
-    TensorDesc desc = tensor((*list)[i], path);
-    if (!names.insert(desc.name).second)
-      bad(join(path, "name"), "duplicate state tensor '" + desc.name + "'");
-    if (manifest.findParameter(desc.name) >= 0)
-      bad(join(path, "name"),
-          "'" + desc.name + "' is already the name of a parameter");
-    if (desc.name == "__metadata__")
-      bad(join(path, "name"), "'__metadata__' is reserved by safetensors");
-    result.push_back(std::move(desc));
-  }
-  return result;
-}
-
-std::vector<size_t> ManifestParser::entryState(const json &names,
-                                               const std::string &path,
-                                               const Manifest &manifest) const {
-  array(names, path);
-  std::vector<size_t> result;
-  std::set<int64_t> seen;
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string name = string(names[i], at(path, i));
-    int64_t index = manifest.findState(name);
-    if (index < 0)
-      bad(at(path, i), "no state tensor named '" + name + "'");
-    if (!seen.insert(index).second)
-      bad(at(path, i), "state tensor '" + name + "' listed twice");
-    result.push_back(static_cast<size_t>(index));
-  }
-  return result;
-}
-
 Training ManifestParser::training(const json &value,
                                   const std::string &path) const {
   object(value, path);

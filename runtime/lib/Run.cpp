@@ -2,7 +2,7 @@
 //
 // The entry-point ABI (docs/artifact.md): one pointer per tensor, the entry
 // point's parameters in manifest order, then its state tensors, then its
-// inputs, then its outputs.
+// cache tensors, then its inputs, then its outputs.
 // Everything the caller passes is checked against the manifest first, so
 // the generated code (which trusts its shapes and indexes with its ids)
 // never sees a wrong buffer.
@@ -92,11 +92,14 @@ void Session::run(std::string_view entryName,
   std::vector<Buffer> copies;
   std::vector<void *> buffers;
   buffers.reserve(entry.parameters.size() + entry.state.size() +
-                  entry.inputs.size() + entry.outputs.size());
+                  entry.cache.size() + entry.inputs.size() +
+                  entry.outputs.size());
   for (size_t param : entry.parameters)
     buffers.push_back(parameters_[param].data());
   for (size_t state : entry.state)
     buffers.push_back(state_[state].data());
+  for (size_t cache : entry.cache)
+    buffers.push_back(cache_[cache].data());
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     const TensorDesc &desc = entry.inputs[i];
     const NamedInput *input = bound[i];
@@ -132,13 +135,14 @@ void Session::run(std::string_view entryName,
   }
   for (size_t i = 0; i < entry.outputs.size(); ++i)
     buffers.push_back(output(entryIndex, i).data());
+  size_t firstInput =
+      entry.parameters.size() + entry.state.size() + entry.cache.size();
 
   if (device_) {
     if (newer_ == Newer::Host) {
       device_->upload(parameters_, state_);
       newer_ = Newer::Neither;
     }
-    size_t firstInput = entry.parameters.size() + entry.state.size();
     std::vector<const void *> hostInputs(buffers.begin() + firstInput,
                                          buffers.begin() + firstInput +
                                              entry.inputs.size());
@@ -156,10 +160,7 @@ void Session::run(std::string_view entryName,
   if (entry.updates && stepInput >= 0 &&
       entry.inputs[stepInput].dtype == TF_I64 &&
       entry.inputs[stepInput].shape.empty())
-    std::memcpy(
-        &step_,
-        buffers[entry.parameters.size() + entry.state.size() + stepInput],
-        sizeof step_);
+    std::memcpy(&step_, buffers[firstInput + stepInput], sizeof step_);
 }
 
 void Session::trainStep(const std::vector<NamedInput> &inputs) {

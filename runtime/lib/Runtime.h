@@ -146,6 +146,9 @@ struct EntryPoint {
   /// An entry point with a `state` list is an optimizer step: it reads and
   /// writes its parameters and state in place. Others never write them.
   bool updates = false;
+  /// Indices into Manifest::cache: the decoding cache it reads and writes
+  /// in place (prefill, decode_step).
+  std::vector<size_t> cache;
   std::vector<TensorDesc> inputs, outputs;
   /// CUDA: the bytes of device memory its temporaries need (the compiler's
   /// plan); 0 on the CPU, whose generated code allocates its own.
@@ -207,6 +210,8 @@ struct Manifest {
   std::vector<TensorDesc> parameters;
   /// The optimizer's tensors (moments, momentum), zero at the start.
   std::vector<TensorDesc> state;
+  /// The decoding cache, zero when a session starts; never loaded or saved.
+  std::vector<TensorDesc> cache;
   std::vector<EntryPoint> entryPoints;
   std::optional<Training> training;
   /// Target "cuda": its kernels and memory plan.
@@ -224,6 +229,7 @@ struct Manifest {
   /// -1 if absent.
   int64_t findParameter(std::string_view name) const;
   int64_t findState(std::string_view name) const;
+  int64_t findCache(std::string_view name) const;
   int64_t findEntryPoint(std::string_view name) const;
 };
 
@@ -407,6 +413,8 @@ private:
   // Refreshed from the device by const methods that read them.
   mutable std::vector<Buffer> parameters_;
   mutable std::vector<Buffer> state_;
+  /// The decoding cache, which only the entry points read.
+  std::vector<Buffer> cache_;
   std::unique_ptr<Device> device_;
   /// With a device: which copy of the parameters and state is newer.
   enum class Newer { Neither, Host, Device };

@@ -143,3 +143,33 @@ module {
     return
   }
 }
+
+// -----
+
+// The decoding cache follows the parameters (and the state, in a function
+// that uses both) in a function that reads or writes it; forward gets none.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME:    (%{{.*}}: tensor<2xf32> {nn.param = "w"}, %{{.*}}: tensor<2xf32> {nn.name = "x"})
+// CHECK-LABEL: func.func @decode_step
+// CHECK-SAME:    (%[[W:.*]]: memref<2xf32> {nn.param = "w"}, %[[K:.*]]: memref<1x1x4x2xf32> {nn.cache = "cache.k"}, %[[X:.*]]: tensor<1x1x1x2xf32> {nn.name = "x"}, %[[P:.*]]: tensor<1xi64> {nn.name = "positions"})
+// CHECK-NEXT:    bufferization.to_tensor %[[W]] restrict writable
+// CHECK-NEXT:    %[[KT:.*]] = bufferization.to_tensor %[[K]] restrict writable
+// CHECK:         %[[KNEW:.*]] = nn.cache_update %[[KT]]
+// CHECK:         %[[KR:.*]] = bufferization.materialize_in_destination %[[KNEW]] in %[[KT]]
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[KR]] in writable %[[K]]
+module {
+  nn.parameter @w : tensor<2xf32> init <zeros>
+  nn.state @optimizer.exp_avg.w : tensor<2xf32>
+  nn.cache @cache.k : tensor<1x1x4x2xf32>
+  func.func @forward(%x: tensor<2xf32> {nn.name = "x"}) -> tensor<2xf32> {
+    %w = nn.param_load @w : tensor<2xf32>
+    %y = nn.mul %x, %w : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    return %y : tensor<2xf32>
+  }
+  func.func @decode_step(%x: tensor<1x1x1x2xf32> {nn.name = "x"}, %p: tensor<1xi64> {nn.name = "positions"}) -> tensor<1x1x4x2xf32> {
+    %k = nn.param_load @cache.k : tensor<1x1x4x2xf32>
+    %k2 = nn.cache_update %k, %x at %p : tensor<1x1x4x2xf32>, tensor<1x1x1x2xf32>, tensor<1xi64>
+    nn.param_store %k2 to @cache.k : tensor<1x1x4x2xf32>
+    return %k2 : tensor<1x1x4x2xf32>
+  }
+}

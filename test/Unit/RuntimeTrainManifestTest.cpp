@@ -198,6 +198,26 @@ const BadCase kBadCases[] = {
      "linear_warmup, inverse_sqrt or cosine)"},
     {"NoSchedule", [](json &m) { m["training"].erase("schedule"); },
      TF_ERROR_FORMAT, "training: missing field 'schedule'"},
+    // The decoding cache shares the names' space and the list rules.
+    {"CacheNamedLikeState",
+     [](json &m) { m["cache"] = json::array({m["state"][0]}); },
+     TF_ERROR_FORMAT,
+     "cache[0].name: 'optimizer.exp_avg.weight' is already the name of a "
+     "state tensor"},
+    {"CacheDuplicate",
+     [](json &m) {
+       json k = detail::tensor("cache.k", "f32", {2, 1, 4, 8});
+       m["cache"] = json::array({k, k});
+     },
+     TF_ERROR_FORMAT, "cache[1].name: duplicate cache tensor 'cache.k'"},
+    {"EntryCacheUnknown",
+     [](json &m) {
+       m["cache"] =
+           json::array({detail::tensor("cache.k", "f32", {2, 1, 4, 8})});
+       m["entry_points"][0]["cache"] = json::array({"cache.v"});
+     },
+     TF_ERROR_FORMAT,
+     "entry_points[0].cache[0]: no cache tensor named 'cache.v'"},
     {"NegativeClip", [](json &m) { m["training"]["clip_grad_norm"] = -1.0; },
      TF_ERROR_FORMAT, "training.clip_grad_norm: must be >= 0 (0: no clipping)"},
     {"NegativeSeed", [](json &m) { m["training"]["seed"] = -2; },

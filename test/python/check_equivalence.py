@@ -56,8 +56,9 @@ def _seed(*parts):
 
 def integer_bounds(module):
     """{function: {argument index: R}} for integer arguments that index an
-    embedding table of R rows or label a loss over R classes, followed
-    through shape ops and calls; the smallest R when several apply."""
+    embedding table of R rows, label a loss over R classes or start a cache
+    update with R possible first rows, followed through shape ops and calls;
+    the smallest R when several apply."""
     bounds = {name: {} for name in module.functions}
     changed = True
     while changed:
@@ -79,6 +80,11 @@ def integer_bounds(module):
                     table = op.operand_types[0]
                     if table.shape:
                         sinks.append((op.operands[1], table.shape[0]))
+                elif op.name == "nn.cache_update" and len(op.operands) == 3:
+                    # The first row written: the rows must fit.
+                    cache, rows = op.operand_types[0], op.operand_types[1]
+                    sinks.append((op.operands[2],
+                                  cache.shape[2] - rows.shape[2] + 1))
                 elif op.name in ("nn.cross_entropy", "nn.nll_loss") and len(op.operands) == 2:
                     logits = op.operand_types[0]
                     if logits.shape:

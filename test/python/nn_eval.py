@@ -7,7 +7,9 @@ width are computed in float64, integers as int64 and i1 as bool, so that a
 graph and its fused rewrite can be compared far below float32 rounding.
 
 Understood:
-  * module level: `nn.parameter` (sym_name, type, init), `func.func`;
+  * module level: `nn.parameter` (sym_name, type, init), `nn.cache`
+    (loaded like a parameter without an init: its value must be given),
+    `func.func`;
   * in bodies: `func.return`, `func.call`, `arith.constant` (splat and
     non-splat `dense<...>`, hex blobs `dense<"0x...">`, `dense_resource`
     blobs, float/int/bool, rank 0), `nn.param_load` and every other nn op.
@@ -726,6 +728,12 @@ class Module:
                     raise ParseError(f"line {op.line}: parameter '{name}' declared twice")
                 self.parameters[name] = Parameter(
                     name, parse_type(op.attr("type")), op.attr("init", ""))
+            elif op.name == "nn.cache":
+                name = _string(op.attr("sym_name"))
+                if name in self.parameters:
+                    raise ParseError(f"line {op.line}: '{name}' declared twice")
+                self.parameters[name] = Parameter(
+                    name, parse_type(op.attr("type")), "")
             elif op.name == "func.func":
                 name = _string(op.attr("sym_name"))
                 args, results = parse_function_type(op.attr("function_type"))
@@ -792,6 +800,8 @@ class _Evaluator:
     def __init__(self, module, params):
         self.module = module
         self.params = params
+        # What nn.param_store set, by name.
+        self.stored = {}
         self.depth = 0
 
     def param(self, name, ty, op):
@@ -1331,6 +1341,29 @@ def _param_load(ev, op, xs):
     return ev.param(_symbol(_need(op, "name")), op.result_types[0], op)
 
 
+def _param_store(ev, op, xs):
+    """Records the value the variable holds after the function."""
+    name = _symbol(_need(op, "name"))
+    if name in ev.stored:
+        raise EvalError(f"{op.where()}: stores @\"{name}\" a second time")
+    ev.stored[name] = xs[0]
+    return []
+
+
+def _cache_update(ev, op, xs):
+    cache, rows, start = (_float_operand(op, xs[0], "the cache"),
+                          _float_operand(op, xs[1], "the rows"), xs[2])
+    out = cache.clone()
+    count = rows.shape[2]
+    for b in range(cache.shape[0]):
+        first = int(start[b])
+        if not 0 <= first <= cache.shape[2] - count:
+            raise EvalError(f"{op.where()}: start {first} of sequence {b} "
+                            f"leaves no room for {count} rows")
+        out[b, :, first:first + count] = rows[b]
+    return out
+
+
 def _constant(ev, op, xs):
     raw = _need(op, "value").strip()
     ty = op.result_types[0]
@@ -1357,6 +1390,8 @@ def _constant(ev, op, xs):
 _OPS = {
     "arith.constant": _constant,
     "nn.param_load": _param_load,
+    "nn.param_store": _param_store,
+    "nn.cache_update": _cache_update,
     "nn.matmul": _binary(_matmul),
     "nn.transpose": _transpose,
     "nn.reshape": _reshape,
@@ -1404,6 +1439,8 @@ _PROPERTIES = {
     "func.call": {"callee", "arg_attrs", "res_attrs", "no_inline"},
     "func.return": set(),
     "nn.param_load": {"name"},
+    "nn.param_store": {"name"},
+    "nn.cache_update": set(),
     "nn.transpose": {"perm"},
     "nn.reshape": {"shape"},
     "nn.slice": {"offsets", "sizes"},

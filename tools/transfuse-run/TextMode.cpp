@@ -1,12 +1,11 @@
 //===- TextMode.cpp - Running a model on text -----------------------------===//
 #include "TextMode.h"
+#include "Tokenizer.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace transfuse::text {
 namespace {
@@ -25,36 +24,6 @@ TokenInput tokenInput(const Artifact &artifact) {
         "input of token ids");
   return {inputs[0].name, inputs[0].shape[0], inputs[0].shape[1],
           inputs[0].max_value};
-}
-
-/// Word ids from the vocabulary in the weights' metadata.
-std::vector<int64_t> wordIds(const std::string &text,
-                             const std::optional<std::string> &weights) {
-  std::optional<std::string> vocabulary;
-  if (weights)
-    vocabulary = TensorFile::read(*weights).metadata(kVocabularyKey);
-  if (!vocabulary)
-    throw std::runtime_error(
-        "the model's ids are not bytes, and no vocabulary was given: pass "
-        "--weights with a '" +
-        std::string(kVocabularyKey) + "' metadata entry");
-  std::unordered_map<std::string, int64_t> ids;
-  std::istringstream lines(*vocabulary);
-  std::string word;
-  for (int64_t id = 0; std::getline(lines, word); ++id)
-    ids.emplace(word, id);
-  auto unknown = ids.find("<unk>");
-  std::vector<int64_t> result;
-  std::istringstream words(text);
-  while (words >> word) {
-    auto it = ids.find(word);
-    if (it == ids.end() && unknown == ids.end())
-      throw std::runtime_error("'" + word +
-                               "' is not in the vocabulary, which has no "
-                               "<unk>");
-    result.push_back(it != ids.end() ? it->second : unknown->second);
-  }
-  return result;
 }
 
 /// Runs forward on `tokens` in row 0 (the last `length` of them), the rest
@@ -109,12 +78,8 @@ void classify(Session &session, const TokenInput &input,
 void run(const Artifact &artifact, Session &session,
          const TextOptions &options) {
   TokenInput input = tokenInput(artifact);
-  std::vector<int64_t> tokens;
-  if (input.maxValue == 255)
-    for (unsigned char byte : options.text)
-      tokens.push_back(byte);
-  else
-    tokens = wordIds(options.text, options.weights);
+  std::vector<int64_t> tokens =
+      Tokenizer(input.maxValue, options.weights).encode(options.text);
   if (tokens.empty())
     throw std::runtime_error("--text has no tokens");
   std::vector<tf_tensor_info> outputs = artifact.outputs("forward");

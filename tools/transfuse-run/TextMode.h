@@ -9,10 +9,6 @@
 
 namespace transfuse::text {
 
-/// Word vocabularies travel in a weights file's metadata under this key,
-/// one word per line; a word's id is its line number.
-constexpr const char *kVocabularyKey = "vocabulary";
-
 struct TextOptions {
   std::string text;
   int64_t maxNewTokens = 64;

@@ -5,14 +5,21 @@
 //                 [--entry forward] [--threads N]
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --text "..."
 //                 [--max-new-tokens N]
+//   transfuse-run MODEL.tfm [--weights W.safetensors] --generate
+//                 [--prompts FILE] [--max-new-tokens N] [--temperature T]
+//                 [--top-k K] [--top-p P] [--sample-seed N] [--eos ID]
 //
 // Loads the model, takes its parameters from --weights (or initialises them
 // from --seed, 0 by default), binds every tensor of --inputs by name to the
 // entry point's inputs, runs it and writes every output to --outputs
-// (atomically). Any failure is one line `error: ...` on stderr and exit 1.
+// (atomically). --text runs forward on one text; --generate continues the
+// prompts of FILE, one a line, with the model's prefill and decode_step
+// (GenerateMode.h). Any failure is one line `error: ...` on stderr and
+// exit 1.
 //
 // Links only the runtime (transfuse_runtime), never the compiler.
 //===----------------------------------------------------------------------===//
+#include "GenerateMode.h"
 #include "TextMode.h"
 #include "transfuse/output.hpp"
 #include "transfuse/printable.hpp"
@@ -20,6 +27,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -34,6 +42,10 @@ const char *const kUsage =
     "                     [--entry NAME] [--threads N] [--refuse-nonfinite]\n"
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --text TEXT\n"
     "                     [--max-new-tokens N]\n"
+    "       transfuse-run MODEL.tfm [--weights W.safetensors] --generate\n"
+    "                     [--prompts FILE] [--max-new-tokens N]\n"
+    "                     [--temperature T] [--top-k K] [--top-p P]\n"
+    "                     [--sample-seed N] [--eos ID]\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
     "its outputs to OUT. Parameters come from W, or are initialised from the\n"
@@ -42,7 +54,16 @@ const char *const kUsage =
     "Inputs are bound by name.\n"
     "With --text, tokenises TEXT (bytes, or the vocabulary in W's metadata)\n"
     "and prints the predicted class and its probabilities, or continues the\n"
-    "text greedily for N tokens (default 64, at most 1048576).\n";
+    "text greedily for N tokens (default 64, at most 1048576).\n"
+    "With --generate, continues each line of FILE (default: stdin) by up to\n"
+    "N tokens with a decoder-only language model's prefill and decode_step,\n"
+    "and writes one line per prompt: the continuation, with \\ written \\\\,\n"
+    "a line feed \\n and a carriage return \\r. T = 0 (the default) picks\n"
+    "the likeliest token; above 0 it samples softmax(logits / T), from the\n"
+    "K likeliest tokens (0: all, the default) and within those from the\n"
+    "fewest whose probability reaches P (default 1), reproducibly for a\n"
+    "given --sample-seed (default 0). A continuation ends before token ID,\n"
+    "and where the prompt and it fill the model's context.\n";
 
 /// Each new token is a forward pass: a million take long already.
 constexpr uint64_t kMaxNewTokens = 1 << 20;
@@ -60,6 +81,11 @@ struct Options {
   std::string entry = "forward";
   std::optional<std::string> text;
   int64_t maxNewTokens = 64;
+  bool generate = false;
+  std::optional<std::string> prompts;
+  transfuse::GenerateOptions generation;
+  /// The first option given that only --generate takes.
+  std::optional<std::string> generateOnly;
 };
 
 uint64_t parseUnsigned(const std::string &flag, const std::string &text,
@@ -73,6 +99,14 @@ uint64_t parseUnsigned(const std::string &flag, const std::string &text,
   if (value > max)
     throw UsageError{flag + ": " + text + " is over the limit of " +
                      std::to_string(max)};
+  return value;
+}
+
+double parseNumber(const std::string &flag, const std::string &text) {
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0')
+    throw UsageError{flag + ": '" + text + "' is not a number"};
   return value;
 }
 
@@ -121,7 +155,29 @@ Options parseOptions(int argc, char **argv) {
       options.entry = takeValue();
     else if (flag == "--text")
       options.text = takeValue();
-    else if (flag == "--max-new-tokens")
+    else if (flag == "--generate" && !inlineValue)
+      options.generate = true;
+    else if (flag == "--prompts" || flag == "--temperature" ||
+             flag == "--top-k" || flag == "--top-p" ||
+             flag == "--sample-seed" || flag == "--eos") {
+      if (!options.generateOnly)
+        options.generateOnly = flag;
+      transfuse::SamplingOptions &sampling = options.generation.sampling;
+      if (flag == "--prompts")
+        options.prompts = takeValue();
+      else if (flag == "--temperature")
+        sampling.temperature = parseNumber(flag, takeValue());
+      else if (flag == "--top-k")
+        sampling.topK =
+            static_cast<int64_t>(parseUnsigned(flag, takeValue(), INT64_MAX));
+      else if (flag == "--top-p")
+        sampling.topP = parseNumber(flag, takeValue());
+      else if (flag == "--sample-seed")
+        sampling.seed = parseUnsigned(flag, takeValue(), UINT64_MAX);
+      else
+        options.generation.eos =
+            static_cast<int64_t>(parseUnsigned(flag, takeValue(), INT64_MAX));
+    } else if (flag == "--max-new-tokens")
       options.maxNewTokens =
           static_cast<int64_t>(parseUnsigned(flag, takeValue(), kMaxNewTokens));
     else if (flag == "--seed")
@@ -136,10 +192,22 @@ Options parseOptions(int argc, char **argv) {
   }
   if (!haveModel)
     throw UsageError{"no model given (transfuse-run --help for usage)"};
-  if (!options.outputs && !options.text)
+  if (options.generateOnly && !options.generate)
+    throw UsageError{*options.generateOnly + " needs --generate"};
+  if (!options.outputs && !options.text && !options.generate)
     throw UsageError{"no --outputs file given"};
   if (options.text && (options.outputs || options.inputs))
     throw UsageError{"--text takes the place of --inputs and --outputs"};
+  if (options.generate && options.text)
+    throw UsageError{"--generate and --text exclude each other"};
+  if (options.generate && (options.outputs || options.inputs))
+    throw UsageError{"--generate takes the place of --inputs and --outputs"};
+  options.generation.maxNewTokens = options.maxNewTokens;
+  try {
+    transfuse::validate(options.generation.sampling);
+  } catch (const transfuse::Error &error) {
+    throw UsageError{error.what()};
+  }
   if (options.weights && options.seed)
     throw UsageError{"--weights and --seed exclude each other: the seed "
                      "only initialises parameters that are not loaded"};
@@ -202,7 +270,9 @@ int main(int argc, char **argv) {
     if (options.threads)
       transfuse::setNumThreads(*options.threads);
     transfuse::Artifact artifact = transfuse::Artifact::open(options.model);
-    artifact.findEntryPoint(options.entry);
+    // Generation runs prefill and decode_step, whatever --entry says.
+    if (!options.generate)
+      artifact.findEntryPoint(options.entry);
     transfuse::Session session(artifact);
     if (options.weights) {
       session.loadParameters(*options.weights);
@@ -211,6 +281,11 @@ int main(int argc, char **argv) {
     } else
       session.initParameters(options.seed.value_or(0));
 
+    if (options.generate) {
+      transfuse::text::generate(
+          session, {options.prompts, options.weights, options.generation});
+      return 0;
+    }
     if (options.text) {
       transfuse::text::run(
           artifact, session,

@@ -24,8 +24,8 @@ static std::string dtypeName(Type type) {
 }
 
 /// The largest id an integer argument may hold, and the one value beyond
-/// it a loss skips: it indexes an embedding table or is a loss's class
-/// label, directly or through shape ops.
+/// it a loss skips: it indexes an embedding table, is a loss's class label
+/// or the first row a cache update writes, directly or through shape ops.
 static void boundIds(Value argument, TensorInfo &info) {
   std::optional<int64_t> &bound = info.maxValue;
   auto lowerBound = [&](int64_t largest) {
@@ -49,6 +49,12 @@ static void boundIds(Value argument, TensorInfo &info) {
         lowerBound(logits.getShape().back() - 1);
         info.ignoreValue =
             cast<IntegerAttr>(user->getAttr("ignore_index")).getInt();
+      } else if (auto update = dyn_cast<nn::CacheUpdateOp>(user);
+                 update && use.getOperandNumber() == 2) {
+        // The rows written must fit in the cache.
+        auto cache = cast<RankedTensorType>(update.getCache().getType());
+        auto rows = cast<RankedTensorType>(update.getRows().getType());
+        lowerBound(cache.getDimSize(2) - rows.getDimSize(2));
       } else if (isa<nn::ReshapeOp, nn::TransposeOp, nn::SliceOp>(user)) {
         worklist.push_back(user->getResult(0));
       } else if (auto call = dyn_cast<func::CallOp>(user)) {
@@ -119,6 +125,23 @@ static std::optional<llvm::json::Object> describeTraining(ModuleOp module) {
   return training;
 }
 
+/// Whether `func` loads or stores a decoding cache tensor.
+static bool usesCache(func::FuncOp func) {
+  auto module = func->getParentOfType<ModuleOp>();
+  auto isCache = [&](FlatSymbolRefAttr name) {
+    return isa_and_present<nn::CacheOp>(
+        SymbolTable::lookupSymbolIn(module, name.getAttr()));
+  };
+  bool found = false;
+  func.walk([&](Operation *op) {
+    if (auto load = dyn_cast<nn::ParamLoadOp>(op))
+      found |= isCache(load.getNameAttr());
+    if (auto store = dyn_cast<nn::ParamStoreOp>(op))
+      found |= isCache(store.getNameAttr());
+  });
+  return found;
+}
+
 FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
   ArtifactInfo info;
   if (auto model = module->getAttrOfType<StringAttr>("nn.model"))
@@ -137,14 +160,26 @@ FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
         TensorInfo{state.getSymName().str(), dtypeName(type.getElementType()),
                    llvm::to_vector(type.getShape()), std::nullopt});
   }
-  for (StringRef name : {"forward", "loss", "loss_and_grads", "train_step"}) {
+  for (auto cache : module.getOps<nn::CacheOp>()) {
+    auto type = cast<RankedTensorType>(cache.getType());
+    info.cache.push_back(
+        TensorInfo{cache.getSymName().str(), dtypeName(type.getElementType()),
+                   llvm::to_vector(type.getShape()), std::nullopt});
+  }
+  for (StringRef name : {"forward", "prefill", "decode_step", "loss",
+                         "loss_and_grads", "train_step"}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func)
       continue;
-    EntryPointInfo entry{name.str(), {}, {}, {}};
+    EntryPointInfo entry{name.str(), {}, {}, {}, {}};
     if (name == "train_step")
       for (const TensorInfo &state : info.state)
         entry.state.push_back(state.name);
+    // As nn-externalize-parameters passes them: every cache tensor to a
+    // function that touches one.
+    if (usesCache(func))
+      for (const TensorInfo &cache : info.cache)
+        entry.cache.push_back(cache.name);
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
       FailureOr<TensorInfo> input = describeValue(
           func.getLoc(), func.getArgAttrOfType<StringAttr>(i, "nn.name"), type);
@@ -245,6 +280,11 @@ std::string renderManifest(const ArtifactInfo &info) {
           writeTensor(json, state);
       });
     }
+    if (!info.cache.empty())
+      json.attributeArray("cache", [&] {
+        for (const TensorInfo &cache : info.cache)
+          writeTensor(json, cache);
+      });
     json.attributeArray("entry_points", [&] {
       for (const EntryPointInfo &entry : info.entryPoints)
         json.object([&] {
@@ -257,6 +297,11 @@ std::string renderManifest(const ArtifactInfo &info) {
           if (!entry.state.empty() || entry.name == "train_step")
             json.attributeArray("state", [&] {
               for (const std::string &name : entry.state)
+                json.value(name);
+            });
+          if (!entry.cache.empty())
+            json.attributeArray("cache", [&] {
+              for (const std::string &name : entry.cache)
                 json.value(name);
             });
           json.attributeArray("inputs", [&] {

@@ -99,17 +99,22 @@ FailureOr<Value> buildPositionalEncoding(GraphBuilder &graph,
       failed(checkSequence(site, inputs[0], "the input")))
     return failure();
   ArrayRef<int64_t> shape = GraphBuilder::shape(inputs[0]);
+  bool step = graph.decoding().mode == DecodingMode::Step;
+  // A step's one position is any of the cache's.
+  int64_t length = step ? graph.decoding().capacity : shape[1];
   int64_t maxLen = site.layer.positional_encoding().max_len();
-  if (maxLen > 0 && shape[1] > maxLen)
+  if (maxLen > 0 && length > maxLen)
     return site.errorAt("positional_encoding", "max_len")
-           << "sequence length " << shape[1] << " exceeds max_len " << maxLen;
+           << "sequence length " << length << " exceeds max_len " << maxLen;
   if (shape[2] % 2 != 0)
     return site.error() << "sinusoidal encoding needs an even width, got "
                         << shape[2];
   OpBuilder &b = graph.builder();
-  auto tableType = RankedTensorType::get({shape[1], shape[2]},
+  auto tableType = RankedTensorType::get({length, shape[2]},
                                          GraphBuilder::elementType(inputs[0]));
   Value table = nn::SinusoidalEncodingOp::create(b, site.loc, tableType);
+  if (step)
+    table = rowsAtPositions(graph, site.loc, table);
   return nn::AddOp::create(b, site.loc, inputs[0], table).getResult();
 }
 
@@ -132,7 +137,9 @@ FailureOr<Value> buildPositionEmbedding(GraphBuilder &graph,
     return failure();
   OpBuilder &b = graph.builder();
   Value positions = *table;
-  if (maxLen > shape[1])
+  if (graph.decoding().mode == DecodingMode::Step)
+    positions = rowsAtPositions(graph, site.loc, *table);
+  else if (maxLen > shape[1])
     positions =
         nn::SliceOp::create(b, site.loc, *table, ArrayRef<int64_t>{0, 0},
                             ArrayRef<int64_t>{shape[1], shape[2]});
@@ -244,6 +251,8 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
     query = graph.withScalar<nn::DivOp>(loc, query, root);
     key = graph.withScalar<nn::DivOp>(loc, key, root);
   }
+  if (failed(useKeyValueCache(graph, site, key, value)))
+    return failure();
   Value keyT =
       nn::TransposeOp::create(b, loc, key, ArrayRef<int64_t>{0, 1, 3, 2});
   Value scores = nn::MatmulOp::create(b, loc, query, keyT);
@@ -252,7 +261,10 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
 
   double maskValue = spec.has_mask_value() ? spec.mask_value() : -1e9;
   FloatAttr fill = b.getF64FloatAttr(maskValue);
-  if (spec.causal()) {
+  if (spec.causal() && graph.decoding().mode == DecodingMode::Step) {
+    scores = nn::MaskedFillOp::create(b, loc, scores,
+                                      futureCacheRows(graph, loc), fill);
+  } else if (spec.causal()) {
     auto maskType =
         RankedTensorType::get({xShape[1], memShape[1]}, b.getI1Type());
     Value future =

@@ -166,6 +166,15 @@ FailureOr<Value> GraphBuilder::parameter(const LayerSite &site,
                                          ArrayRef<int64_t> shape,
                                          StringRef kind, StringRef initField,
                                          DefaultInit fallback, int64_t fanIn) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  auto symbol = FlatSymbolRefAttr::get(b.getContext(), fullName);
+  if (decoding_.mode != DecodingMode::None) {
+    // The same layers built again: forward declared every parameter.
+    auto declared = module.lookupSymbol<nn::ParameterOp>(fullName);
+    assert(declared && declared.getType() == type &&
+           "a decoding entry point's parameter differs from forward's");
+    return nn::ParamLoadOp::create(b, site.loc, type, symbol).getResult();
+  }
   auto [it, inserted] = declaredBy.try_emplace(fullName, site.path);
   if (!inserted)
     return site.error() << "parameter '" << fullName
@@ -175,7 +184,6 @@ FailureOr<Value> GraphBuilder::parameter(const LayerSite &site,
       resolveInit(site, kind, initField, fallback, shape, fanIn);
   if (failed(init))
     return failure();
-  auto type = RankedTensorType::get(shape, b.getF32Type());
   // Parameters come first in the module, in declaration order.
   OpBuilder moduleBuilder = OpBuilder::atBlockBegin(module.getBody());
   if (lastParameter)
@@ -183,10 +191,28 @@ FailureOr<Value> GraphBuilder::parameter(const LayerSite &site,
   lastParameter = nn::ParameterOp::create(moduleBuilder, site.loc,
                                           moduleBuilder.getStringAttr(fullName),
                                           TypeAttr::get(type), *init);
-  return nn::ParamLoadOp::create(
-             b, site.loc, type,
-             FlatSymbolRefAttr::get(b.getContext(), fullName))
-      .getResult();
+  return nn::ParamLoadOp::create(b, site.loc, type, symbol).getResult();
+}
+
+FailureOr<FlatSymbolRefAttr> GraphBuilder::cache(const LayerSite &site,
+                                                 StringRef name,
+                                                 RankedTensorType type) {
+  auto symbol = FlatSymbolRefAttr::get(b.getContext(), name);
+  Operation *existing = module.lookupSymbol(name);
+  if (auto declared = dyn_cast_or_null<nn::CacheOp>(existing)) {
+    assert(declared.getType() == type && "the cache changed its type");
+    return symbol;
+  }
+  if (existing)
+    return site.error() << "the decoding cache '" << name
+                        << "' has the name of a parameter";
+  // After the parameters, in the order the layers ask.
+  OpBuilder moduleBuilder(module.getBody(), module.getBody()->end());
+  if (auto functions = module.getOps<func::FuncOp>(); !functions.empty())
+    moduleBuilder.setInsertionPoint(*functions.begin());
+  nn::CacheOp::create(moduleBuilder, site.loc, b.getStringAttr(name),
+                      TypeAttr::get(type));
+  return symbol;
 }
 
 FailureOr<Value> GraphBuilder::linear(const LayerSite &site, Value x,

@@ -46,6 +46,27 @@ struct LayerSite {
   std::string scopedName(llvm::StringRef name) const;
 };
 
+/// Which function the layers are built into: the whole sequence at once
+/// (`forward`), or one of the incremental decoding entry points, which keep
+/// each self-attention layer's keys and values in an `nn.cache`.
+enum class DecodingMode {
+  /// `forward`: no cache.
+  None,
+  /// `prefill`: as forward, storing the keys and values of every position.
+  Prefill,
+  /// `decode_step`: one new token per sequence at `positions`, appended to
+  /// the cache and attending to it.
+  Step,
+};
+
+struct Decoding {
+  DecodingMode mode = DecodingMode::None;
+  /// Step: i64 [batch], the position of each sequence's new token.
+  Value positions;
+  /// The positions the cache holds: the spec's sequence length.
+  int64_t capacity = 0;
+};
+
 /// PyTorch's default initialisation of a parameter, used when the spec does
 /// not set one.
 enum class DefaultInit { LinearWeight, LinearBias, Normal, Ones, Zeros, None };
@@ -53,20 +74,28 @@ enum class DefaultInit { LinearWeight, LinearBias, Normal, Ones, Zeros, None };
 class GraphBuilder {
 public:
   GraphBuilder(const spec::Spec &spec, mlir::ModuleOp module,
-               mlir::OpBuilder &builder)
-      : spec(spec), module(module), b(builder) {}
+               mlir::OpBuilder &builder, Decoding decoding = {})
+      : spec(spec), module(module), b(builder), decoding_(decoding) {}
 
   const spec::Spec &getSpec() const { return spec; }
   mlir::OpBuilder &builder() { return b; }
+  const Decoding &decoding() const { return decoding_; }
 
   /// Declares the parameter `fullName` and loads it. `initField`
   /// names the layer's Init field (under `kind`) that may override
   /// `fallback`; `fanIn` is torch.nn.init's fan-in of the parameter (that
-  /// of the weight for a Linear's bias), 0 where it has none.
+  /// of the weight for a Linear's bias), 0 where it has none. A decoding
+  /// entry point loads the parameter `forward` declared.
   FailureOr<Value> parameter(const LayerSite &site, llvm::StringRef fullName,
                              llvm::ArrayRef<int64_t> shape,
                              llvm::StringRef kind, llvm::StringRef initField,
                              DefaultInit fallback, int64_t fanIn);
+
+  /// The symbol of the decoding cache `name` of `type`, declared by the
+  /// first entry point that asks for it.
+  FailureOr<mlir::FlatSymbolRefAttr> cache(const LayerSite &site,
+                                           llvm::StringRef name,
+                                           mlir::RankedTensorType type);
 
   /// `y = x Wᵀ + b` with parameters `<name>.weight` [out, in] and
   /// `<name>.bias` [out] initialised as torch.nn.Linear unless the layer's
@@ -100,6 +129,7 @@ private:
   const spec::Spec &spec;
   mlir::ModuleOp module;
   mlir::OpBuilder &b;
+  Decoding decoding_;
   /// Parameter name to the layer that declared it, for duplicate errors.
   llvm::StringMap<std::string> declaredBy;
   mlir::Operation *lastParameter = nullptr;
@@ -113,6 +143,23 @@ buildCompositeLayer(GraphBuilder &graph, const LayerSite &site,
 FailureOr<llvm::SmallVector<Value>>
 buildPrimitiveLayer(GraphBuilder &graph, const LayerSite &site,
                     llvm::ArrayRef<Value> inputs);
+
+/// Why the model cannot be built as `prefill` and `decode_step`, or "" when
+/// it can: one [batch, seq] i64 input, one output, causal self-attention
+/// without padding masks, and every other layer position-wise.
+std::string whyNoDecoding(const spec::Model &model);
+/// In a decoding entry point, keeps the keys and values of an attention
+/// layer (`[b, h, s, d]`, as the scores use them) in its caches: prefill
+/// stores them, a step appends them at the positions and replaces them by
+/// the whole caches. Does nothing in forward.
+mlir::LogicalResult useKeyValueCache(GraphBuilder &graph, const LayerSite &site,
+                                     Value &key, Value &value);
+/// Step: the i1 `[b, 1, 1, capacity]` mask, true on the cache rows after
+/// each sequence's position (the causal mask of one query per sequence).
+Value futureCacheRows(GraphBuilder &graph, Location loc);
+/// Step: `[b, 1, d]`, the rows of a `[positions, d]` table at each
+/// sequence's position.
+Value rowsAtPositions(GraphBuilder &graph, Location loc, Value table);
 
 /// The element type of a spec dtype; null for DTYPE_UNSPECIFIED.
 mlir::Type elementTypeOf(mlir::MLIRContext *context, spec::DType dtype);

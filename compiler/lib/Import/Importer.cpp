@@ -21,9 +21,9 @@ using Scope = llvm::StringMap<Value>;
 class Importer {
 public:
   Importer(MLIRContext *context, const spec::Spec &spec,
-           std::vector<ImportedLayer> *imported)
+           std::vector<ImportedLayer> *imported, bool decoding)
       : context(context), spec(spec), model(spec.getModel()), builder(context),
-        imported(imported) {}
+        imported(imported), decoding(decoding) {}
 
   FailureOr<OwningOpRef<ModuleOp>> run();
 
@@ -40,6 +40,16 @@ private:
                            Scope &tensors);
   FailureOr<SmallVector<Value>> buildBlockCall(const LayerSite &site,
                                                ArrayRef<Value> inputs);
+  /// Builds the model's layers into the function `name` of the given
+  /// inputs, returning the spec's outputs.
+  FailureOr<func::FuncOp> buildFunction(StringRef name,
+                                        ArrayRef<Type> inputTypes,
+                                        ArrayRef<std::string> inputNames,
+                                        import::Decoding decoding);
+  /// `prefill` and `decode_step` for a decoder-only model whose forward
+  /// gives an output per position; nothing for any other.
+  LogicalResult buildDecodingEntryPoints(func::FuncOp forward,
+                                         StringRef tokensName);
 
   Location fileLoc(const SpecCursor &cursor) { return cursor.getLoc(); }
   GraphBuilder &graph() { return *graphBuilder; }
@@ -49,6 +59,8 @@ private:
   const spec::Model &model;
   OpBuilder builder;
   std::vector<ImportedLayer> *imported;
+  /// Whether to build the decoding entry points where the model allows.
+  bool decoding;
   OwningOpRef<ModuleOp> module;
   std::unique_ptr<GraphBuilder> graphBuilder;
   llvm::StringMap<int> blocks;
@@ -141,7 +153,8 @@ LogicalResult Importer::buildLayer(const SpecCursor &cursor,
                         << layer.outputs_size();
   for (auto [name, value] : llvm::zip(layer.outputs(), *outputs))
     tensors[name] = value;
-  if (imported && !layer.has_block())
+  if (imported && !layer.has_block() &&
+      graph().decoding().mode == import::DecodingMode::None)
     imported->push_back({path, kind});
   return success();
 }
@@ -224,6 +237,67 @@ FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
   return outputs;
 }
 
+FailureOr<func::FuncOp>
+Importer::buildFunction(StringRef name, ArrayRef<Type> inputTypes,
+                        ArrayRef<std::string> inputNames,
+                        import::Decoding decoding) {
+  SpecCursor root = spec.root();
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, root.getLoc(), name,
+                                   builder.getFunctionType(inputTypes, {}));
+  Block *body = func.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+  if (decoding.mode == import::DecodingMode::Step)
+    decoding.positions = body->getArguments().back();
+  graphBuilder =
+      std::make_unique<GraphBuilder>(spec, *module, builder, decoding);
+
+  Scope tensors;
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    tensors[name] = body->getArgument(i);
+    func.setArgAttr(i, "nn.name", builder.getStringAttr(name));
+  }
+  if (failed(buildLayers(root, "", tensors)))
+    return failure();
+
+  SmallVector<Value> results;
+  for (auto [k, name] : llvm::enumerate(model.outputs())) {
+    Value value = tensors.lookup(name);
+    if (!value)
+      return emitError(root.locationOf("outputs", k))
+             << root.pathOf("outputs", k) << ": output '" << name
+             << "' is not produced by any layer";
+    results.push_back(value);
+  }
+  func::ReturnOp::create(builder, root.getLoc(), results);
+  func.setType(
+      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  for (auto [k, name] : llvm::enumerate(model.outputs()))
+    func.setResultAttr(k, "nn.name", builder.getStringAttr(name));
+  return func;
+}
+
+LogicalResult Importer::buildDecodingEntryPoints(func::FuncOp forward,
+                                                 StringRef tokensName) {
+  if (!decoding || !import::whyNoDecoding(model).empty())
+    return success();
+  auto tokens = cast<RankedTensorType>(forward.getArgumentTypes()[0]);
+  auto logits = dyn_cast<RankedTensorType>(forward.getResultTypes()[0]);
+  // Logits per position, [batch, seq, ...].
+  if (!logits || logits.getRank() < 3 ||
+      logits.getShape().take_front(2) != tokens.getShape())
+    return success();
+  int64_t batch = tokens.getDimSize(0), capacity = tokens.getDimSize(1);
+  import::Decoding prefill{import::DecodingMode::Prefill, {}, capacity};
+  if (failed(buildFunction("prefill", {tokens}, {tokensName.str()}, prefill)))
+    return failure();
+  auto one = RankedTensorType::get({batch, 1}, tokens.getElementType());
+  auto positions = RankedTensorType::get({batch}, builder.getI64Type());
+  import::Decoding step{import::DecodingMode::Step, {}, capacity};
+  return buildFunction("decode_step", {one, positions},
+                       {tokensName.str(), "positions"}, step);
+}
+
 FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   SpecCursor root = spec.root();
   module = ModuleOp::create(root.getLoc());
@@ -247,38 +321,14 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   if (model.outputs().empty())
     return emitError(root.getLoc()) << "the spec names no outputs";
 
-  builder.setInsertionPointToEnd(module->getBody());
-  auto forward = func::FuncOp::create(builder, root.getLoc(), "forward",
-                                      builder.getFunctionType(inputTypes, {}));
-  Block *body = forward.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-  graphBuilder = std::make_unique<GraphBuilder>(spec, *module, builder);
-
-  Scope tensors;
-  for (auto [i, name] : llvm::enumerate(inputNames)) {
-    tensors[name] = body->getArgument(i);
-    forward.setArgAttr(i, "nn.name", builder.getStringAttr(name));
-  }
-  if (failed(buildLayers(root, "", tensors)))
+  FailureOr<func::FuncOp> forward =
+      buildFunction("forward", inputTypes, inputNames, {});
+  if (failed(forward))
     return failure();
-
-  SmallVector<Value> results;
-  for (auto [k, name] : llvm::enumerate(model.outputs())) {
-    Value value = tensors.lookup(name);
-    if (!value)
-      return emitError(root.locationOf("outputs", k))
-             << root.pathOf("outputs", k) << ": output '" << name
-             << "' is not produced by any layer";
-    results.push_back(value);
-  }
-  func::ReturnOp::create(builder, root.getLoc(), results);
-  forward.setType(
-      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
-  for (auto [k, name] : llvm::enumerate(model.outputs()))
-    forward.setResultAttr(k, "nn.name", builder.getStringAttr(name));
-
   if (model.has_training() &&
-      failed(import::buildTrainingSection(spec, *module, forward)))
+      failed(import::buildTrainingSection(spec, *module, *forward)))
+    return failure();
+  if (failed(buildDecodingEntryPoints(*forward, inputNames[0])))
     return failure();
   if (failed(verify(*module)))
     return failure();
@@ -287,13 +337,14 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
 
 } // namespace
 
-FailureOr<OwningOpRef<ModuleOp>>
-importSpec(MLIRContext *context, const spec::Spec &spec,
-           std::vector<ImportedLayer> *layers) {
+FailureOr<OwningOpRef<ModuleOp>> importSpec(MLIRContext *context,
+                                            const spec::Spec &spec,
+                                            std::vector<ImportedLayer> *layers,
+                                            bool decoding) {
   context->loadDialect<nn::NNDialect, func::FuncDialect>();
   if (failed(import::checkLayerInstances(spec)))
     return failure();
-  return Importer(context, spec, layers).run();
+  return Importer(context, spec, layers, decoding).run();
 }
 
 } // namespace transfuse

@@ -4,14 +4,16 @@
 // in declaration order, so that an entry point's buffer list is the same
 // for every function and calls pass the parameters straight through. A
 // function that reads or writes optimizer state (`nn.state`) gets every
-// state tensor next, in declaration order.
+// state tensor next, in declaration order, and one that reads or writes
+// the decoding cache (`nn.cache`) gets every cache tensor after those.
 //
-// A function that stores (`nn.param_store`, the training step) updates
-// those buffers in place: its parameter and state arguments are memrefs,
-// each read once as a `restrict writable` tensor, and each store
-// materializes the new value in that tensor and then in the buffer. One-Shot
-// Bufferize then computes the update straight into the argument where it
-// can (after empty-tensor elimination) and copies where it cannot.
+// A function that stores (`nn.param_store`: the training step, the decoding
+// entry points) updates those buffers in place: its parameter, state and
+// cache arguments are memrefs, each read once as a `restrict writable`
+// tensor, and each store materializes the new value in that tensor and then
+// in the buffer. One-Shot Bufferize then computes the update straight into
+// the argument where it can (after empty-tensor elimination) and copies
+// where it cannot.
 //===----------------------------------------------------------------------===//
 #include "transfuse/Dialect/NN/NNOps.h"
 #include "transfuse/Transforms/Passes.h"
@@ -30,25 +32,42 @@ using namespace transfuse;
 
 namespace {
 
-/// A parameter or a state tensor: what becomes an argument.
+/// What a declaration is, which decides who gets it as an argument.
+enum class VariableKind { Parameter, State, Cache };
+
+/// A parameter, a state or a cache tensor: what becomes an argument.
 struct Variable {
   StringAttr name;
   RankedTensorType type;
-  bool state;
+  VariableKind kind;
 };
 
-bool usesState(func::FuncOp func, const llvm::StringMap<unsigned> &index,
-               ArrayRef<Variable> variables) {
-  auto isState = [&](StringRef name) {
+/// The argument attribute that names a variable of `kind`.
+StringRef argumentAttrName(VariableKind kind) {
+  switch (kind) {
+  case VariableKind::Parameter:
+    return "nn.param";
+  case VariableKind::State:
+    return "nn.state";
+  case VariableKind::Cache:
+    return "nn.cache";
+  }
+  llvm_unreachable("unknown variable kind");
+}
+
+/// Whether `func` loads or stores a variable of `kind`.
+bool uses(func::FuncOp func, const llvm::StringMap<unsigned> &index,
+          ArrayRef<Variable> variables, VariableKind kind) {
+  auto isKind = [&](StringRef name) {
     auto it = index.find(name);
-    return it != index.end() && variables[it->second].state;
+    return it != index.end() && variables[it->second].kind == kind;
   };
   bool found = false;
   func.walk([&](Operation *op) {
     if (auto load = dyn_cast<nn::ParamLoadOp>(op))
-      found |= isState(load.getName());
+      found |= isKind(load.getName());
     if (auto store = dyn_cast<nn::ParamStoreOp>(op))
-      found |= isState(store.getName());
+      found |= isKind(store.getName());
   });
   return found;
 }
@@ -61,22 +80,29 @@ struct ExternalizeParametersPass
     SmallVector<Operation *> declarations;
     for (auto parameter : module.getOps<nn::ParameterOp>()) {
       variables.push_back({parameter.getSymNameAttr(),
-                           parameter.getTensorType(), /*state=*/false});
+                           parameter.getTensorType(), VariableKind::Parameter});
       declarations.push_back(parameter);
     }
     for (auto state : module.getOps<nn::StateOp>()) {
       variables.push_back({state.getSymNameAttr(),
                            cast<RankedTensorType>(state.getType()),
-                           /*state=*/true});
+                           VariableKind::State});
       declarations.push_back(state);
+    }
+    for (auto cache : module.getOps<nn::CacheOp>()) {
+      variables.push_back({cache.getSymNameAttr(),
+                           cast<RankedTensorType>(cache.getType()),
+                           VariableKind::Cache});
+      declarations.push_back(cache);
     }
     if (variables.empty())
       return;
     llvm::StringMap<unsigned> index;
     for (auto [i, variable] : llvm::enumerate(variables))
       index[variable.name] = i;
-    unsigned parameterCount =
-        llvm::count_if(variables, [](const Variable &v) { return !v.state; });
+    unsigned parameterCount = llvm::count_if(variables, [](const Variable &v) {
+      return v.kind == VariableKind::Parameter;
+    });
 
     for (auto func : module.getOps<func::FuncOp>())
       if (failed(checkAccesses(module, func, index, variables)))
@@ -84,13 +110,18 @@ struct ExternalizeParametersPass
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      unsigned count =
-          usesState(func, index, variables) ? variables.size() : parameterCount;
+      // Parameters always; state and cache tensors where used.
+      SmallVector<Variable> taken;
+      for (const Variable &variable : variables)
+        if (variable.kind == VariableKind::Parameter ||
+            uses(func, index, variables, variable.kind))
+          taken.push_back(variable);
+      llvm::StringMap<unsigned> argumentIndex;
+      for (auto [i, variable] : llvm::enumerate(taken))
+        argumentIndex[variable.name] = i;
       bool stores = !func.getOps<nn::ParamStoreOp>().empty();
-      if (failed(addArguments(func, ArrayRef(variables).take_front(count),
-                              stores)) ||
-          failed(replaceAccesses(module, func, index,
-                                 ArrayRef(variables).take_front(count),
+      if (failed(addArguments(func, taken, stores)) ||
+          failed(replaceAccesses(module, func, argumentIndex, taken,
                                  parameterCount, stores)))
         return signalPassFailure();
     }
@@ -124,11 +155,12 @@ struct ExternalizeParametersPass
         auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
         if (callee && !callee.isExternal() &&
             (!callee.getOps<nn::ParamStoreOp>().empty() ||
-             usesState(callee, index, variables))) {
+             uses(callee, index, variables, VariableKind::State) ||
+             uses(callee, index, variables, VariableKind::Cache))) {
           call.emitOpError("calls @")
               << callee.getSymName()
-              << ", which stores parameters or reads optimizer state: only "
-                 "an entry point may";
+              << ", which stores parameters or reads optimizer state or the "
+                 "decoding cache: only an entry point may";
           return WalkResult::interrupt();
         }
       }
@@ -154,8 +186,7 @@ struct ExternalizeParametersPass
             SmallVector<Location>(count, func.getLoc()))))
       return failure();
     for (auto [i, variable] : llvm::enumerate(variables))
-      func.setArgAttr(i, variable.state ? "nn.state" : "nn.param",
-                      variable.name);
+      func.setArgAttr(i, argumentAttrName(variable.kind), variable.name);
     return success();
   }
 

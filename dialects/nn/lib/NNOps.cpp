@@ -81,7 +81,7 @@ static LogicalResult inferWith(std::optional<Location> loc, ValueRange values,
 // Parameters
 //===----------------------------------------------------------------------===//
 
-/// Checks that `user` names an nn.parameter or nn.state of `type`.
+/// Checks that `user` names an nn.parameter, nn.state or nn.cache of `type`.
 static LogicalResult verifyVariableUse(Operation *user, FlatSymbolRefAttr name,
                                        Type type,
                                        SymbolTableCollection &symbolTable) {
@@ -91,9 +91,12 @@ static LogicalResult verifyVariableUse(Operation *user, FlatSymbolRefAttr name,
     declared = parameter.getType();
   else if (auto state = dyn_cast_or_null<StateOp>(symbol))
     declared = state.getType();
+  else if (auto cache = dyn_cast_or_null<CacheOp>(symbol))
+    declared = cache.getType();
   else
-    return user->emitOpError("'")
-           << name.getValue() << "' is not an nn.parameter or nn.state";
+    return user->emitOpError("'") << name.getValue()
+                                  << "' is not an nn.parameter, nn.state or "
+                                     "nn.cache";
   if (declared != type)
     return user->emitOpError("type ")
            << type << " differs from the declared " << declared;
@@ -288,6 +291,32 @@ LogicalResult SinusoidalEncodingOp::verify() {
   auto type = cast<RankedTensorType>(getType());
   if (type.getRank() != 2 || type.getDimSize(1) % 2 != 0)
     return emitOpError("needs a [seq, d] result with even d, got ") << type;
+  return success();
+}
+
+LogicalResult CacheUpdateOp::verify() {
+  auto cache = cast<RankedTensorType>(getCache().getType());
+  auto rows = cast<RankedTensorType>(getRows().getType());
+  auto start = cast<RankedTensorType>(getStart().getType());
+  if (cache.getRank() != 4 || rows.getRank() != 4)
+    return emitOpError("needs a [b, h, capacity, d] cache and [b, h, t, d] "
+                       "rows, got ")
+           << cache << " and " << rows;
+  if (cache.getElementType() != rows.getElementType())
+    return emitOpError("rows ")
+           << rows << " differ from the cache " << cache << " in element type";
+  for (int axis : {0, 1, 3})
+    if (cache.getDimSize(axis) != rows.getDimSize(axis))
+      return emitOpError("rows ") << rows << " differ from the cache " << cache
+                                  << " in axis " << axis;
+  if (rows.getDimSize(2) > cache.getDimSize(2))
+    return emitOpError("writes ")
+           << rows.getDimSize(2) << " rows into a cache of capacity "
+           << cache.getDimSize(2);
+  if (start.getRank() != 1 || start.getDimSize(0) != cache.getDimSize(0) ||
+      !start.getElementType().isInteger(64))
+    return emitOpError("start must be i64 [")
+           << cache.getDimSize(0) << "], got " << start;
   return success();
 }
 

@@ -158,3 +158,25 @@ func.func @dropout(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %0 = nn.dropout %a {rate = 0.1 : f64} : tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// A cache update is a loop over the sequences, each inserting its rows at
+// its own start: after bufferization, a copy of the new rows into the
+// cache, not of the cache.
+// CHECK-LABEL: func.func @cache_update
+// CHECK-SAME:    (%[[CACHE:.*]]: tensor<2x4x8x16xf32>, %[[ROWS:.*]]: tensor<2x4x1x16xf32>, %[[START:.*]]: tensor<2xi64>)
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         %[[R:.*]] = scf.for %[[I:.*]] = %[[C0]] to %[[C2]] step %[[C1]] iter_args(%[[ACC:.*]] = %[[CACHE]]) -> (tensor<2x4x8x16xf32>)
+// CHECK-NEXT:      %[[S:.*]] = tensor.extract %[[START]][%[[I]]] : tensor<2xi64>
+// CHECK-NEXT:      %[[ROW:.*]] = arith.index_cast %[[S]] : i64 to index
+// CHECK-NEXT:      %[[SEQ:.*]] = tensor.extract_slice %[[ROWS]][%[[I]], 0, 0, 0] [1, 4, 1, 16] [1, 1, 1, 1]
+// CHECK-NEXT:      %[[NEW:.*]] = tensor.insert_slice %[[SEQ]] into %[[ACC]][%[[I]], 0, %[[ROW]], 0] [1, 4, 1, 16] [1, 1, 1, 1]
+// CHECK-NEXT:      scf.yield %[[NEW]]
+// CHECK:         return %[[R]]
+func.func @cache_update(%c: tensor<2x4x8x16xf32>, %r: tensor<2x4x1x16xf32>, %p: tensor<2xi64>) -> tensor<2x4x8x16xf32> {
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x4x1x16xf32>, tensor<2xi64>
+  return %0 : tensor<2x4x8x16xf32>
+}

@@ -80,7 +80,7 @@ nn.parameter @w : tensor<4xf32> init #nn.init<ones>
 // -----
 
 func.func @load_missing() -> tensor<4xf32> {
-  // expected-error @+1 {{'nn.param_load' op 'missing' is not an nn.parameter or nn.state}}
+  // expected-error @+1 {{'nn.param_load' op 'missing' is not an nn.parameter, nn.state or nn.cache}}
   %0 = nn.param_load @missing : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -88,7 +88,7 @@ func.func @load_missing() -> tensor<4xf32> {
 // -----
 
 func.func @load_function() -> tensor<4xf32> {
-  // expected-error @+1 {{'nn.param_load' op 'load_function' is not an nn.parameter or nn.state}}
+  // expected-error @+1 {{'nn.param_load' op 'load_function' is not an nn.parameter, nn.state or nn.cache}}
   %0 = nn.param_load @load_function : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -1506,7 +1506,7 @@ module {
 // -----
 
 func.func @store_unknown(%v: tensor<3xf32>) {
-  // expected-error @+1 {{'nn.param_store' op 'nowhere' is not an nn.parameter or nn.state}}
+  // expected-error @+1 {{'nn.param_store' op 'nowhere' is not an nn.parameter, nn.state or nn.cache}}
   nn.param_store %v to @nowhere : tensor<3xf32>
   return
 }
@@ -1589,5 +1589,45 @@ func.func @sgd_results(%p: tensor<4xf32>, %s: tensor<f32>) {
 func.func @sgd_nesterov_without_momentum(%p: memref<4xf32>, %s: memref<f32>) {
   // expected-error @+1 {{'nn.sgd_update_into' op needs momentum for nesterov}}
   nn.sgd_update_into %p, %p lr %s clip_factor %s {momentum = 0.0 : f64, nesterov, weight_decay = 0.0 : f64} : (memref<4xf32>, memref<4xf32>, memref<f32>, memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @cache_update_rank(%c: tensor<2x4x8xf32>, %r: tensor<2x4x1xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'nn.cache_update' op needs a [b, h, capacity, d] cache and [b, h, t, d] rows, got 'tensor<2x4x8xf32>' and 'tensor<2x4x1xf32>'}}
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @cache_update_heads(%c: tensor<2x4x8x16xf32>, %r: tensor<2x2x1x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'nn.cache_update' op rows 'tensor<2x2x1x16xf32>' differ from the cache 'tensor<2x4x8x16xf32>' in axis 1}}
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x2x1x16xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @cache_update_capacity(%c: tensor<2x4x8x16xf32>, %r: tensor<2x4x9x16xf32>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'nn.cache_update' op writes 9 rows into a cache of capacity 8}}
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x4x9x16xf32>, tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @cache_update_start(%c: tensor<2x4x8x16xf32>, %r: tensor<2x4x1x16xf32>, %p: tensor<2x1xi64>) {
+  // expected-error @+1 {{'nn.cache_update' op start must be i64 [2], got 'tensor<2x1xi64>'}}
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x4x1x16xf32>, tensor<2x1xi64>
+  return
+}
+
+// -----
+
+func.func @cache_update_element(%c: tensor<2x4x8x16xf32>, %r: tensor<2x4x1x16xf16>, %p: tensor<2xi64>) {
+  // expected-error @+1 {{'nn.cache_update' op rows 'tensor<2x4x1x16xf16>' differ from the cache 'tensor<2x4x8x16xf32>' in element type}}
+  %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x4x1x16xf16>, tensor<2xi64>
   return
 }

@@ -37,6 +37,9 @@ struct EntryPointInfo {
   std::string name;
   /// The state tensors it updates in place with the parameters (train_step).
   std::vector<std::string> state;
+  /// The decoding cache tensors it reads and updates in place (prefill,
+  /// decode_step).
+  std::vector<std::string> cache;
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
   /// CUDA: the bytes of the arena its temporaries are planned in.
@@ -72,6 +75,8 @@ struct ArtifactInfo {
   std::vector<ParameterInfo> parameters;
   /// Optimizer state (zero at first).
   std::vector<TensorInfo> state;
+  /// The decoding cache (zero at first, never saved).
+  std::vector<TensorInfo> cache;
   std::vector<EntryPointInfo> entryPoints;
   /// The manifest's `training` object, for a model that trains.
   std::optional<llvm::json::Object> training;

@@ -25,16 +25,16 @@ std::string resolveCPU(const CPUTarget &target) {
 }
 
 /// `int32_t tf_entry_<name>(void **buffers)`: loads each buffer pointer
-/// and calls the bare-pointer function `<name>` (parameters, state, inputs,
-/// then outputs, as buffer-results-to-out-params leaves them, then
+/// and calls the bare-pointer function `<name>` (parameters, state, cache,
+/// inputs, then outputs, as buffer-results-to-out-params leaves them, then
 /// `trailing` more: the CUDA arena).
 static LogicalResult addEntryWrapper(llvm::Module &module,
                                      const EntryPointInfo &entry,
                                      size_t parameterCount, size_t trailing,
                                      std::string &error) {
   llvm::Function *callee = module.getFunction(entry.name);
-  size_t count = parameterCount + entry.state.size() + entry.inputs.size() +
-                 entry.outputs.size() + trailing;
+  size_t count = parameterCount + entry.state.size() + entry.cache.size() +
+                 entry.inputs.size() + entry.outputs.size() + trailing;
   if (!callee || callee->arg_size() != count) {
     error = "entry point '" + entry.name + "' has no function of " +
             std::to_string(count) + " buffers";
@@ -74,8 +74,8 @@ emitObject(ModuleOp module, ArrayRef<EntryPointInfo> entryPoints,
            llvm::raw_ostream *llvmIR, const HostExports &exports) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  // Argument names and roles (nn.name, nn.param, nn.state, nn.grad) served
-  // the manifest; LLVM IR has no place for them.
+  // Argument names and roles (nn.name, nn.param, nn.state, nn.cache,
+  // nn.grad) served the manifest; LLVM IR has no place for them.
   module.walk([](LLVM::LLVMFuncOp func) {
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (DictionaryAttr attrs = func.getArgAttrDict(i))

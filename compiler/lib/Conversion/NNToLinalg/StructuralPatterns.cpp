@@ -2,6 +2,7 @@
 #include "Builders.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include <cmath>
 
@@ -146,12 +147,52 @@ struct TriangularMaskPattern : OpConversionPattern<nn::TriangularMaskOp> {
   }
 };
 
+/// A loop over the sequences inserting each one's rows at its own offset.
+/// Bufferization turns the inserts into copies into the cache's buffer, so
+/// an update costs the new rows, not the whole cache.
+struct CacheUpdatePattern : OpConversionPattern<nn::CacheUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(nn::CacheUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value rows = adaptor.getRows(), start = adaptor.getStart();
+    ArrayRef<int64_t> shape = tensorType(rows).getShape();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value batch = arith::ConstantIndexOp::create(rewriter, loc, shape[0]);
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
+    for (int64_t size : shape.drop_front())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, batch, one, ValueRange{adaptor.getCache()},
+        [&](OpBuilder &b, Location loc, Value i, ValueRange cache) {
+          Value first = arith::IndexCastOp::create(
+              b, loc, b.getIndexType(),
+              tensor::ExtractOp::create(b, loc, start, ValueRange{i}));
+          OpFoldResult origin = b.getIndexAttr(0);
+          Value sequence = tensor::ExtractSliceOp::create(
+              b, loc, rows,
+              SmallVector<OpFoldResult>{i, origin, origin, origin}, sizes,
+              strides);
+          Value updated = tensor::InsertSliceOp::create(
+              b, loc, sequence, cache[0],
+              SmallVector<OpFoldResult>{i, origin, first, origin}, sizes,
+              strides);
+          scf::YieldOp::create(b, loc, updated);
+        });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void populateStructuralPatterns(RewritePatternSet &patterns) {
   patterns.add<ReshapePattern, TransposePattern, SlicePattern, ConcatPattern,
-               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern>(
-      patterns.getContext());
+               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern,
+               CacheUpdatePattern>(patterns.getContext());
 }
 
 } // namespace transfuse::lowering

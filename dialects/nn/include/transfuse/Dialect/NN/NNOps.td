@@ -63,6 +63,24 @@ def NN_StateOp : NN_Op<"state", [Symbol, HasParent<"::mlir::ModuleOp">]> {
   let assemblyFormat = "$sym_name `:` $type attr-dict";
 }
 
+def NN_CacheOp : NN_Op<"cache", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "Decoding state: a tensor the generation entry points keep";
+  let description = [{
+    Declares a tensor that the incremental decoding entry points (`prefill`,
+    `decode_step`) read and update in place across calls: the keys or values
+    of one self-attention layer for every position decoded so far,
+    `[batch, heads, capacity, head_dim]`. The runtime zero-fills it when a
+    session is created; it is neither loaded nor saved with the weights.
+
+    ```mlir
+    nn.cache @"layers.0.self_attn.key" : tensor<16x4x128x64xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<NN_FloatTensor>:$type);
+  let assemblyFormat = "$sym_name `:` $type attr-dict";
+}
+
 def NN_ParamStoreOp : NN_Op<"param_store", [
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Sets the value a parameter or state has after the function";
@@ -301,6 +319,31 @@ def NN_SinusoidalEncodingOp : NN_Op<"sinusoidal_encoding", [Pure]> {
   }];
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def NN_CacheUpdateOp : NN_Op<"cache_update", [Pure,
+    AllTypesMatch<["cache", "result"]>]> {
+  let summary = "Writes new rows into a key/value cache at per-sequence offsets";
+  let description = [{
+    `cache: [b, h, capacity, d]`, `rows: [b, h, t, d]` and the i64
+    `start: [b]` give the cache with `rows[i, :, j, :]` written at
+    `[i, :, start[i] + j, :]` for every `j < t`; the other rows keep their
+    values. `start[i] + t <= capacity` is the caller's to ensure (the
+    runtime checks a `positions` input against its `max_value`).
+
+    ```mlir
+    %k2 = nn.cache_update %k_cache, %k_new at %positions
+        : tensor<16x4x128x64xf32>, tensor<16x4x1x64xf32>, tensor<16xi64>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$cache, NN_FloatTensor:$rows,
+                       NN_IndexTensor:$start);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $cache `,` $rows `at` $start attr-dict `:` type($cache) `,` type($rows)
+    `,` type($start)
+  }];
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,105 @@
+//===- generate.hpp - Continuing prompts with a causal LM -------*- C++ -*-===//
+//
+// Text generation with a decoder-only causal language model compiled with
+// its key/value cache: the artifact's `prefill` runs on whole prompts and
+// fills the session's cache, then `decode_step` adds one token per row at a
+// time. Prompts are taken B at a time (B: the batch size the model was
+// compiled for) and right-padded to the model's context S; a last, partial
+// batch is filled with copies of one of its prompts, whose outputs are
+// dropped.
+//
+// A continuation ends after maxNewTokens tokens, before the stop token
+// (which it does not hold), or when the prompt and the continuation fill
+// the context: a sequence is at most S tokens long, and a continuation cut
+// there ends with End::Context. Each token is chosen by sampleToken
+// (transfuse/sampling.hpp) with the prompt's index as its sequence and the
+// tokens generated before it as its step, so a prompt's continuation does
+// not depend on the other prompts or on B.
+//
+//   transfuse::Generator generator(session);
+//   transfuse::GenerateOptions options;
+//   options.maxNewTokens = 32;
+//   options.sampling.temperature = 0.8;
+//   std::vector<transfuse::Continuation> out =
+//       generator.generate({{72, 105}, {84, 104, 101}}, options);
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_GENERATE_HPP
+#define TRANSFUSE_GENERATE_HPP
+
+#include "transfuse/sampling.hpp"
+#include "transfuse/transfuse.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace transfuse {
+
+struct GenerateOptions {
+  /// The most tokens added to each prompt.
+  int64_t maxNewTokens = 64;
+  /// A continuation ends before emitting this id.
+  std::optional<int64_t> eos;
+  SamplingOptions sampling;
+  /// Called after each batch with the prompts done so far and their total.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+struct Continuation {
+  enum class End {
+    /// maxNewTokens tokens were generated.
+    Length,
+    /// The next token was the stop token.
+    Eos,
+    /// The prompt and the continuation fill the model's context.
+    Context,
+  };
+  std::vector<int64_t> tokens;
+  End end = End::Length;
+};
+
+/// Runs generation on a session, which must outlive it. The session's cache
+/// is overwritten by every batch.
+class TF_API Generator {
+public:
+  /// Throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) unless the
+  /// session's artifact has prefill (tokens i64 [B, S] -> logits f32
+  /// [B, S, V]) and decode_step (tokens i64 [B, 1], positions i64 [B] ->
+  /// logits f32 [B, 1, V]).
+  explicit Generator(Session &session);
+
+  int64_t batchSize() const { return batch_; }
+  /// S: the most tokens a sequence holds, prompt and continuation together.
+  int64_t context() const { return context_; }
+  /// V: the ids a continuation may hold are 0..V-1.
+  int64_t vocabularySize() const { return vocabulary_; }
+  /// The largest id a prompt may hold.
+  int64_t maxTokenId() const { return maxId_; }
+
+  /// Throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) for an empty
+  /// prompt, one over the context or an id the model does not take; the
+  /// message names no prompt, for the caller to say which.
+  void checkPrompt(const std::vector<int64_t> &prompt) const;
+
+  /// The continuation of each prompt, in order. Every prompt and option is
+  /// checked before the model runs: an invalid one throws transfuse::Error
+  /// (TF_ERROR_INVALID_ARGUMENT) naming the prompt by its 1-based index.
+  std::vector<Continuation>
+  generate(const std::vector<std::vector<int64_t>> &prompts,
+           const GenerateOptions &options);
+
+private:
+  /// Generates for prompts[first, first + B) into results[first, ...).
+  void generateBatch(const std::vector<std::vector<int64_t>> &prompts,
+                     size_t first, const GenerateOptions &options,
+                     std::vector<Continuation> &results);
+
+  Session &session_;
+  int64_t batch_ = 0, context_ = 0, vocabulary_ = 0, maxId_ = 0;
+};
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_GENERATE_HPP

@@ -1,0 +1,31 @@
+//===- GenerateMode.h - Continuing prompts, one a line --------------------===//
+#ifndef TRANSFUSE_TOOLS_TRANSFUSE_RUN_GENERATEMODE_H
+#define TRANSFUSE_TOOLS_TRANSFUSE_RUN_GENERATEMODE_H
+
+#include "transfuse/generate.hpp"
+
+#include <optional>
+#include <string>
+
+namespace transfuse::text {
+
+struct GenerateModeOptions {
+  /// The file of prompts, one a line; none or "-" reads stdin.
+  std::optional<std::string> prompts;
+  /// The weights file, whose metadata may hold a vocabulary.
+  std::optional<std::string> weights;
+  GenerateOptions generation;
+};
+
+/// Tokenises every prompt (as --text does), continues each with the
+/// session's prefill and decode_step, and writes one line per prompt to
+/// stdout: its continuation, with `\` written `\\`, a line feed `\n` and a
+/// carriage return `\r`. Progress goes to stderr when it is a terminal or
+/// when the prompts take more than one batch. Throws transfuse::Error or
+/// std::runtime_error with a message for the user; a bad prompt is named
+/// FILE:LINE.
+void generate(Session &session, const GenerateModeOptions &options);
+
+} // namespace transfuse::text
+
+#endif // TRANSFUSE_TOOLS_TRANSFUSE_RUN_GENERATEMODE_H
