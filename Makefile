@@ -47,6 +47,11 @@ demo: deps build
 	OMP_WAIT_POLICY=passive $(BUILD)/bin/transfuse-train $(BUILD)/char_lm.tfm \
 	  --data $(BUILD)/licences.txt --steps $(DEMO_STEPS) --eval-every 100 \
 	  --save $(BUILD)/char_lm.ckpt --sample 300 --temperature 0.8
+	@echo "Continuing three prompts through the compiled KV-cache entry points:"
+	printf 'The \nThis program is free software\nPermission is hereby granted\n' \
+	  | OMP_WAIT_POLICY=passive $(BUILD)/bin/transfuse-run $(BUILD)/char_lm.tfm \
+	  --weights $(BUILD)/char_lm.ckpt --generate --max-new-tokens 80 \
+	  --temperature 0.8 --top-k 40 --sample-seed 1
 
 # The tests, then every fuzz target for TEST_FUZZ_SECONDS (see fuzz below).
 test: deps build fuzz-build
