@@ -50,6 +50,9 @@ def main():
     parser.add_argument("--model", required=True)
     parser.add_argument("--seq", type=int, required=True)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--classify-tfm",
+                        help="the classifier compiled with a larger batch, "
+                        "for --classify on a file of examples")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     weights = os.path.join(args.workdir, "weights.safetensors")
@@ -86,7 +89,37 @@ def main():
         np.abs(ours - probabilities).max() <= 1e-4
     print("OK" if good else "MISMATCH",
           f"class {predicted} probabilities {ours} torch {probabilities}")
+    if args.classify_tfm:
+        good &= check_classify(args, module, vocabulary, weights)
     sys.exit(0 if good else 1)
+
+
+def check_classify(args, module, vocabulary, weights):
+    """--classify on a file: one line per example, each as PyTorch gives
+    it for that example alone, over batches the last of which is partial."""
+    examples = ["a good film", "bad plot", "a bad film with a good plot",
+                "good", "plot plot bad"]
+    path = os.path.join(args.workdir, "examples.txt")
+    with open(path, "w") as f:
+        f.write("".join(e + "\n" for e in examples))
+    result = subprocess.run([args.run, args.classify_tfm, "--weights", weights,
+                             "--classify", path], check=True,
+                            capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    good = len(lines) == len(examples)
+    for k, (example, line) in enumerate(zip(examples, lines)):
+        ids = [vocabulary.index(w) if w in vocabulary[:7] else 1
+               for w in example.split()]
+        with torch.no_grad():
+            expected = torch.exp(module(window(ids, args.seq)[0])[0]).numpy()
+        label, probabilities = line.split("\t")
+        ours = np.array([float(p) for p in probabilities.split()])
+        ok = int(label) == int(np.argmax(expected)) and \
+            np.abs(ours - expected).max() <= 1e-4
+        good &= ok
+        print("OK" if ok else "MISMATCH",
+              f"classify line {k + 1}: {line!r} torch {expected}")
+    return good
 
 
 if __name__ == "__main__":

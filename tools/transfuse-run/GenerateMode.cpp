@@ -1,40 +1,14 @@
 //===- GenerateMode.cpp - Continuing prompts, one a line ------------------===//
 #include "GenerateMode.h"
-#include "Tokenizer.h"
+#include "LineFile.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace transfuse::text {
 namespace {
-
-/// The prompts' token ids, one prompt a line, each checked against the
-/// model; an error names the line as NAME:LINE.
-std::vector<std::vector<int64_t>> readPrompts(std::istream &in,
-                                              const std::string &name,
-                                              const Tokenizer &tokenizer,
-                                              const Generator &generator) {
-  std::vector<std::vector<int64_t>> prompts;
-  std::string line;
-  for (size_t number = 1; std::getline(in, line); ++number) {
-    try {
-      prompts.push_back(tokenizer.encode(line));
-      generator.checkPrompt(prompts.back());
-    } catch (const std::exception &error) {
-      throw std::runtime_error(name + ":" + std::to_string(number) + ": " +
-                               error.what());
-    }
-  }
-  if (in.bad())
-    throw std::runtime_error("cannot read " + name + ": " +
-                             std::strerror(errno));
-  return prompts;
-}
 
 /// Keeps a continuation on its line: see GenerateMode.h.
 std::string escapeLine(const std::string &text) {
@@ -58,30 +32,16 @@ void generate(Session &session, const GenerateModeOptions &options) {
   Generator generator(session);
   Tokenizer tokenizer(generator.maxTokenId(), options.weights);
 
-  std::vector<std::vector<int64_t>> prompts;
-  if (!options.prompts || *options.prompts == "-") {
-    prompts = readPrompts(std::cin, "<stdin>", tokenizer, generator);
-  } else {
-    std::ifstream file(*options.prompts, std::ios::binary);
-    if (!file)
-      throw std::runtime_error("--prompts '" + *options.prompts +
-                               "': " + std::strerror(errno));
-    prompts = readPrompts(file, *options.prompts, tokenizer, generator);
-  }
+  std::vector<std::vector<int64_t>> prompts =
+      readTokenLines(options.prompts, "--prompts", tokenizer,
+                     [&](const std::vector<int64_t> &prompt) {
+                       generator.checkPrompt(prompt);
+                     });
 
   GenerateOptions generation = options.generation;
-  bool terminal = isatty(STDERR_FILENO);
   size_t batches = (prompts.size() + generator.batchSize() - 1) /
                    static_cast<size_t>(generator.batchSize());
-  if (terminal || batches > 1)
-    generation.progress = [terminal](size_t done, size_t total) {
-      std::fprintf(stderr,
-                   terminal ? "\rgenerated %zu/%zu prompts"
-                            : "generated %zu/%zu prompts\n",
-                   done, total);
-      if (terminal && done == total)
-        std::fputc('\n', stderr);
-    };
+  generation.progress = progressReporter("generated", batches);
   std::vector<Continuation> continuations =
       generator.generate(prompts, generation);
 

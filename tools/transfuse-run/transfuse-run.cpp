@@ -8,17 +8,20 @@
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --generate
 //                 [--prompts FILE] [--max-new-tokens N] [--temperature T]
 //                 [--top-k K] [--top-p P] [--sample-seed N] [--eos ID]
+//   transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE
 //
 // Loads the model, takes its parameters from --weights (or initialises them
 // from --seed, 0 by default), binds every tensor of --inputs by name to the
 // entry point's inputs, runs it and writes every output to --outputs
 // (atomically). --text runs forward on one text; --generate continues the
 // prompts of FILE, one a line, with the model's prefill and decode_step
-// (GenerateMode.h). Any failure is one line `error: ...` on stderr and
+// (GenerateMode.h); --classify runs a classifier on every line of FILE
+// (ClassifyMode.h). Any failure is one line `error: ...` on stderr and
 // exit 1.
 //
 // Links only the runtime (transfuse_runtime), never the compiler.
 //===----------------------------------------------------------------------===//
+#include "ClassifyMode.h"
 #include "GenerateMode.h"
 #include "TextMode.h"
 #include "transfuse/output.hpp"
@@ -46,6 +49,7 @@ const char *const kUsage =
     "                     [--prompts FILE] [--max-new-tokens N]\n"
     "                     [--temperature T] [--top-k K] [--top-p P]\n"
     "                     [--sample-seed N] [--eos ID]\n"
+    "       transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
     "its outputs to OUT. Parameters come from W, or are initialised from the\n"
@@ -63,7 +67,10 @@ const char *const kUsage =
     "K likeliest tokens (0: all, the default) and within those from the\n"
     "fewest whose probability reaches P (default 1), reproducibly for a\n"
     "given --sample-seed (default 0). A continuation ends before token ID,\n"
-    "and where the prompt and it fill the model's context.\n";
+    "and where the prompt and it fill the model's context.\n"
+    "With --classify, runs a classifier on each line of FILE (- for stdin)\n"
+    "and writes one line per example: the class, a tab and the probability\n"
+    "of every class.\n";
 
 /// Each new token is a forward pass: a million take long already.
 constexpr uint64_t kMaxNewTokens = 1 << 20;
@@ -82,6 +89,7 @@ struct Options {
   std::optional<std::string> text;
   int64_t maxNewTokens = 64;
   bool generate = false;
+  std::optional<std::string> classify;
   std::optional<std::string> prompts;
   transfuse::GenerateOptions generation;
   /// The first option given that only --generate takes.
@@ -157,6 +165,8 @@ Options parseOptions(int argc, char **argv) {
       options.text = takeValue();
     else if (flag == "--generate" && !inlineValue)
       options.generate = true;
+    else if (flag == "--classify")
+      options.classify = takeValue();
     else if (flag == "--prompts" || flag == "--temperature" ||
              flag == "--top-k" || flag == "--top-p" ||
              flag == "--sample-seed" || flag == "--eos") {
@@ -194,7 +204,12 @@ Options parseOptions(int argc, char **argv) {
     throw UsageError{"no model given (transfuse-run --help for usage)"};
   if (options.generateOnly && !options.generate)
     throw UsageError{*options.generateOnly + " needs --generate"};
-  if (!options.outputs && !options.text && !options.generate)
+  if (options.classify && (options.text || options.generate))
+    throw UsageError{"--classify excludes --text and --generate"};
+  if (options.classify && (options.outputs || options.inputs))
+    throw UsageError{"--classify takes the place of --inputs and --outputs"};
+  if (!options.outputs && !options.text && !options.generate &&
+      !options.classify)
     throw UsageError{"no --outputs file given"};
   if (options.text && (options.outputs || options.inputs))
     throw UsageError{"--text takes the place of --inputs and --outputs"};
@@ -284,6 +299,11 @@ int main(int argc, char **argv) {
     if (options.generate) {
       transfuse::text::generate(
           session, {options.prompts, options.weights, options.generation});
+      return 0;
+    }
+    if (options.classify) {
+      transfuse::text::classify(artifact, session,
+                                {*options.classify, options.weights});
       return 0;
     }
     if (options.text) {
