@@ -6,7 +6,9 @@ one session of the runtime's C API, compares the logits of `prefill` and of
 every position, within 1e-5. Each row's prompt has its own length (the rest
 of the prefill row is other tokens, as padding), and the steps then feed
 the sequence's following tokens, so rows are at different positions in the
-same step. Prints one OK line per check, or MISMATCH with the worst element.
+same step. Then `reorder_cache` permutes the cached sequences, and a step
+decodes each row as the sequence it came from. Prints one OK line per
+check, or MISMATCH with the worst element.
 """
 import argparse
 import json
@@ -103,6 +105,21 @@ def main():
         position += 1
         steps += 1
     print(f"{args.model}: {steps} decode steps compared")
+
+    # reorder_cache: after a prefill, the sequences permuted (one of them
+    # twice, one dropped) decode as the rows they came from.
+    beams = np.roll(np.arange(batch), 1)
+    beams[0] = beams[-1]
+    session.run("prefill", {"tokens": tokens})
+    session.run("reorder_cache", {"beams": beams.astype(np.int64)})
+    at = np.full(batch, length - 1, dtype=np.int64)
+    step = session.run("decode_step", {
+        "tokens": tokens[beams, length - 1].reshape(batch, 1),
+        "positions": at})["logits"]
+    for row in range(batch):
+        ok &= compare(f"{args.model} reorder_cache row {row} from "
+                      f"{beams[row]}", step[row, 0],
+                      full[beams[row], length - 1])
     session.destroy()
     artifact.close()
     return 0 if ok else 1

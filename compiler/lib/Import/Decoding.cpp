@@ -12,6 +12,7 @@
 #include "GraphBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 
@@ -138,6 +139,30 @@ Value rowsAtPositions(GraphBuilder &graph, Location loc, Value table) {
   Value ids = nn::ReshapeOp::create(graph.builder(), loc, positions,
                                     ArrayRef<int64_t>{batch, 1});
   return nn::EmbeddingOp::create(graph.builder(), loc, table, ids);
+}
+
+void buildReorderCache(ModuleOp module, int64_t batch) {
+  OpBuilder b(module.getBody(), module.getBody()->end());
+  Location loc = module.getLoc();
+  auto beamsType = RankedTensorType::get({batch}, b.getI64Type());
+  auto func = func::FuncOp::create(b, loc, "reorder_cache",
+                                   b.getFunctionType({beamsType}, {}));
+  func.setArgAttr(0, "nn.name", b.getStringAttr("beams"));
+  b.setInsertionPointToStart(func.addEntryBlock());
+  Value beams = func.getArgument(0);
+  for (auto cache : module.getOps<nn::CacheOp>()) {
+    auto type = cast<RankedTensorType>(cache.getType());
+    int64_t perSequence = type.getNumElements() / batch;
+    auto symbol = FlatSymbolRefAttr::get(cache.getSymNameAttr());
+    Value held = nn::ParamLoadOp::create(b, loc, type, symbol);
+    // Each sequence's rows as one row of a table, gathered by beam.
+    Value rows = nn::ReshapeOp::create(b, loc, held,
+                                       ArrayRef<int64_t>{batch, perSequence});
+    Value gathered = nn::EmbeddingOp::create(b, loc, rows, beams);
+    Value reordered = nn::ReshapeOp::create(b, loc, gathered, type.getShape());
+    nn::ParamStoreOp::create(b, loc, reordered, symbol);
+  }
+  func::ReturnOp::create(b, loc);
 }
 
 } // namespace transfuse::import

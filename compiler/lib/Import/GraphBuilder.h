@@ -161,6 +161,11 @@ Value futureCacheRows(GraphBuilder &graph, Location loc);
 /// sequence's position.
 Value rowsAtPositions(GraphBuilder &graph, Location loc, Value table);
 
+/// `reorder_cache(beams: i64 [batch])`: afterwards, sequence b of every
+/// `nn.cache` of `module` holds what sequence beams[b] held, as beam search
+/// needs when it keeps, drops and duplicates hypotheses.
+void buildReorderCache(mlir::ModuleOp module, int64_t batch);
+
 /// The element type of a spec dtype; null for DTYPE_UNSPECIFIED.
 mlir::Type elementTypeOf(mlir::MLIRContext *context, spec::DType dtype);
 

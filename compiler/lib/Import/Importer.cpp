@@ -46,8 +46,8 @@ private:
                                         ArrayRef<Type> inputTypes,
                                         ArrayRef<std::string> inputNames,
                                         import::Decoding decoding);
-  /// `prefill` and `decode_step` for a decoder-only model whose forward
-  /// gives an output per position; nothing for any other.
+  /// `prefill`, `decode_step` and `reorder_cache` for a decoder-only model
+  /// whose forward gives an output per position; nothing for any other.
   LogicalResult buildDecodingEntryPoints(func::FuncOp forward,
                                          StringRef tokensName);
 
@@ -294,8 +294,11 @@ LogicalResult Importer::buildDecodingEntryPoints(func::FuncOp forward,
   auto one = RankedTensorType::get({batch, 1}, tokens.getElementType());
   auto positions = RankedTensorType::get({batch}, builder.getI64Type());
   import::Decoding step{import::DecodingMode::Step, {}, capacity};
-  return buildFunction("decode_step", {one, positions},
-                       {tokensName.str(), "positions"}, step);
+  if (failed(buildFunction("decode_step", {one, positions},
+                           {tokensName.str(), "positions"}, step)))
+    return failure();
+  import::buildReorderCache(*module, batch);
+  return success();
 }
 
 FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
