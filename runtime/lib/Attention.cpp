@@ -17,7 +17,8 @@
 // The loops use GCC vector extensions (16 floats, AttentionTiles.h) and the
 // per-pair function is cloned for AVX-512, AVX2 and the baseline, picked at
 // load time. Causal attention with a -inf fill stops each tile at its last
-// visible key.
+// visible key, and a byte mask that hides the keys past some point from
+// every row (a decoding step's, over the cache) stops the pair there.
 //===----------------------------------------------------------------------===//
 #include "AttentionTiles.h"
 
@@ -47,11 +48,16 @@ TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
           t.kept(p, r, j0 + j) ? load(row + j) * p.keepScale : splat(0.0f));
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
-           int64_t h) {
-  packTransposed(p.k, b, h, p.sk, p.dk, s.keysT.data());
-  for (int64_t j = 0; j < p.sk; ++j)
+/// The pair's attention over its first `keys` keys. Keys past them that
+/// the mask hides still count for a row whose visible scores are all within
+/// kUnderflow of the fill, since e^(fill - maximum) is then no zero: such a
+/// row makes it return false, and the caller starts again with every key.
+__attribute__((target_clones("avx512f", "avx2", "default"))) bool
+attendKeys(const Problem &p, const Forward &f, Scratch &s, int64_t b, int64_t h,
+           int64_t keys) {
+  constexpr float kUnderflow = 128.0f;
+  packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
+  for (int64_t j = 0; j < keys; ++j)
     std::memcpy(s.values.data() + j * p.dv, p.v.at(b, h, j),
                 p.dv * sizeof(float));
   for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
@@ -61,7 +67,7 @@ attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
     std::fill(maximum, maximum + kRows, kNegInf);
     std::fill(sum, sum + kRows, 0.0f);
     std::fill(s.acc.begin(), s.acc.end(), 0.0f);
-    int64_t keyEnd = t.keyEnd(p);
+    int64_t keyEnd = std::min(t.keyEnd(p), keys);
     for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
       int64_t n = std::min(kKeys, keyEnd - j0);
       maskedScores(p, s, t, j0, n);
@@ -78,6 +84,9 @@ attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
       addWeightedRows(s.acc.data(), s.scores.data(),
                       s.values.data() + j0 * p.dv, p.dv, p.dv, n);
     }
+    for (int64_t r = 0; keys < p.sk && r < t.rows; ++r)
+      if (!(maximum[r] > p.fill + kUnderflow))
+        return false;
     for (int64_t r = 0; r < t.rows; ++r) {
       // A row whose keys are all hidden by -inf has sum 0: NaN, as the
       // softmax of all -inf is, and a log-sum-exp of -inf.
@@ -92,6 +101,13 @@ attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
                                 : acc[d] * inverse;
     }
   }
+  return true;
+}
+
+void attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
+                int64_t h) {
+  if (!attendKeys(p, f, s, b, h, visibleKeyEnd(p, b, h)))
+    attendKeys(p, f, s, b, h, p.sk);
 }
 
 } // namespace

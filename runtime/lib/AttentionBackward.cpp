@@ -153,8 +153,8 @@ void writeRows(Out t, int64_t b, int64_t h, int64_t i0, const float *rows,
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 backwardPair(const Problem &p, const Backward &g, Scratch &s, int64_t b,
              int64_t h) {
-  packTransposed(p.k, b, h, p.sk, p.dk, s.keysT.data());
-  packTransposed(p.v, b, h, p.sk, p.dv, s.valuesT.data());
+  packTransposed(p, p.k, b, h, p.sk, p.dk, s.keysT.data());
+  packTransposed(p, p.v, b, h, p.sk, p.dv, s.valuesT.data());
   std::fill(s.gradKeys.begin(), s.gradKeys.end(), 0.0f);
   std::fill(s.gradValues.begin(), s.gradValues.end(), 0.0f);
   for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {

@@ -220,10 +220,11 @@ struct Tile {
 
 /// Packs the rows [0, n) of pair (b, h) of t transposed into
 /// packed[d * stride + j], once per pair, so that a tile's dot products
-/// load kLanes consecutive keys per vector.
-TF_INLINE void packTransposed(View t, int64_t b, int64_t h, int64_t n,
-                              int64_t depth, float *packed) {
-  int64_t stride = roundUp(n, kLanes);
+/// load kLanes consecutive keys per vector. The stride is that of all sk
+/// keys, whichever n are packed.
+TF_INLINE void packTransposed(const Problem &p, View t, int64_t b, int64_t h,
+                              int64_t n, int64_t depth, float *packed) {
+  int64_t stride = roundUp(p.sk, kLanes);
   for (int64_t j = 0; j < n; ++j) {
     const float *row = t.at(b, h, j);
     for (int64_t d = 0; d < depth; ++d)
@@ -249,6 +250,30 @@ TF_INLINE void readMasks(const Problem &p, TileScratch &s, const Tile &t) {
         s.bias[r * p.sk + j] = m[j * st[3]];
     }
   }
+}
+
+/// One past the last key a byte mask leaves visible to some query row of
+/// pair (b, h); sk when a row sees no key at all (a finite fill then
+/// spreads its softmax over every key), and with no byte mask or with the
+/// causal rule (Tile::keyEnd skips the future keys). A decoding step's
+/// query sees the cache up to its position: the rows after it need not be
+/// read.
+inline int64_t visibleKeyEnd(const Problem &p, int64_t b, int64_t h) {
+  if (p.maskKind != kByteMask || p.causal)
+    return p.sk;
+  const int64_t *st = p.maskStrides;
+  int64_t rows = p.rowInvariantMask() ? 1 : p.sq, end = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    const auto *m = static_cast<const uint8_t *>(p.mask) + b * st[0] +
+                    h * st[1] + i * st[2];
+    int64_t j = p.sk;
+    while (j > 0 && m[(j - 1) * st[3]] != 0)
+      --j;
+    if (j == 0)
+      return p.sk;
+    end = std::max(end, j);
+  }
+  return end;
 }
 
 /// Whether key j is hidden from query i, whose mask row is `hidden`.

@@ -36,6 +36,9 @@ struct AttentionCase {
   /// buffer, as a fused projection writes them; needs sq == sk, dk == dv.
   bool fusedQkv = false;
   float magnitude = 1.0f; // spread of the inputs: large scores test overflow
+  /// With a byte mask: batch b sees only its first prefix + b keys, as a
+  /// decoding step sees the cache up to its position (0: a random mask).
+  int64_t prefix = 0;
   /// Dropout of the probabilities (training kernels only).
   float dropout = 0.0f;
   uint64_t dropoutKey = 0x243f6a8885a308d3;
@@ -157,6 +160,11 @@ struct AttentionInputs {
     for (size_t i = 0; i < bytes.size(); ++i) {
       bytes[i] = hide(rng);
       bias[i] = dist(rng);
+    }
+    if (c.prefix > 0) {
+      for (size_t i = 0; i < bytes.size(); ++i)
+        bytes[i] = int64_t(i % c.sk) >= c.prefix + int64_t(i / msb);
+      return;
     }
     // Row 0 of batch 0 hides every key: NaN with -inf, uniform otherwise.
     std::fill_n(bytes.begin(), c.sk, 1);

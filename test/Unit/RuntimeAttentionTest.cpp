@@ -67,6 +67,21 @@ TEST(RuntimeAttention, ByteMaskHidesKeys) {
   check({2, 2, 7, 7, 8, 8, true, 1, true, -1e9});
 }
 
+TEST(RuntimeAttention, KeysHiddenFromEveryRowAreSkipped) {
+  // A decoding step: one query per sequence against a cache it sees up to
+  // its position, with the -1e9 fill and with -inf; also several rows.
+  AttentionCase c{3, 2, 1, 70, 16, 16, false, 1, false, -1e9};
+  c.prefix = 5;
+  check(c);
+  c.fill = -kInf;
+  check(c);
+  c.sq = 4;
+  check(c);
+  // A fill near the scores leaves the hidden keys weight: all are read.
+  c.fill = -1.0;
+  check(c);
+}
+
 TEST(RuntimeAttention, FloatMaskIsAddedAfterTheCausalFill) {
   check({2, 2, 6, 10, 8, 8, false, 2, true});
   check({2, 2, 6, 6, 8, 8, true, 2, false, -1e9});

@@ -31,6 +31,14 @@ for model in fake classifier lm seq2seq; do
   "$bin/make-test-tfm" --model "$model" --print-manifest \
     > "$corpus/artifact/$model.json"
 done
+# A compiled decoder-only model's, whose entry points keep a decoding cache.
+"$bin/transfuse-compile" "$src/models/char_lm.pbtxt" -D batch=1 -D seq=4 \
+  --inference-only --target=cpu -o "$work/decoder.tfm"
+/usr/bin/python3 -c 'import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+size = struct.unpack_from("<Q", data, 16)[0]
+print(json.dumps(json.loads(data[32:32 + size]), indent=2, sort_keys=True))' \
+  "$work/decoder.tfm" > "$corpus/artifact/decoder.json"
 printf 'not an ELF shared object' > "$work/code"
 "$bin/make-test-tfm" --model classifier --code "$work/code" \
   -o "$corpus/artifact/classifier.tfm"
