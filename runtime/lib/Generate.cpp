@@ -1,104 +1,27 @@
 //===- Generate.cpp - Continuing prompts with a causal LM -----------------===//
 #include "transfuse/generate.hpp"
 
+#include "DecodingEntryPoints.h"
+#include "InvalidArgument.h"
+
 #include <algorithm>
 #include <string>
 
 namespace transfuse {
 namespace {
 
-// The names the compiler gives the inputs and the output of prefill and
-// decode_step.
-constexpr const char *kTokens = "tokens";
-constexpr const char *kPositions = "positions";
-constexpr const char *kLogits = "logits";
-
-[[noreturn]] void invalid(const std::string &message) {
-  throw Error(TF_ERROR_INVALID_ARGUMENT, message);
-}
-
-/// The inputs and outputs an entry point declares.
-struct Signature {
-  std::vector<tf_tensor_info> inputs, outputs;
-};
-
-std::optional<Signature> signature(const tf_artifact *artifact,
-                                   const char *entry) {
-  int32_t index = -1;
-  if (tf_artifact_find_entry_point(artifact, entry, &index) != TF_OK)
-    return std::nullopt;
-  Signature result;
-  result.inputs.resize(tf_entry_point_num_inputs(artifact, index));
-  for (size_t i = 0; i < result.inputs.size(); ++i)
-    check(tf_entry_point_input(artifact, index, static_cast<int32_t>(i),
-                               &result.inputs[i]));
-  result.outputs.resize(tf_entry_point_num_outputs(artifact, index));
-  for (size_t i = 0; i < result.outputs.size(); ++i)
-    check(tf_entry_point_output(artifact, index, static_cast<int32_t>(i),
-                                &result.outputs[i]));
-  return result;
-}
-
-const tf_tensor_info *find(const std::vector<tf_tensor_info> &infos,
-                           const char *name) {
-  for (const tf_tensor_info &info : infos)
-    if (std::string(info.name) == name)
-      return &info;
-  return nullptr;
-}
-
-/// Whether `info` is declared with `dtype` and exactly `shape`.
-bool declares(const tf_tensor_info *info, tf_dtype dtype,
-              const std::vector<int64_t> &shape) {
-  return info && info->dtype == dtype &&
-         info->rank == static_cast<int32_t>(shape.size()) &&
-         std::equal(shape.begin(), shape.end(), info->shape);
-}
-
-/// A view of the session's buffer, valid until the next run.
-tf_tensor logitsOf(const std::vector<tf_named_tensor> &outputs) {
-  for (const tf_named_tensor &output : outputs)
-    if (std::string(output.name) == kLogits)
-      return output.tensor;
-  invalid("the model returned no logits");
-}
+using detail::invalid;
+using detail::str;
 
 } // namespace
 
 Generator::Generator(Session &session) : session_(session) {
-  const tf_artifact *artifact = tf_session_artifact(session.get());
-  std::string model = tf_artifact_model(artifact);
-  std::optional<Signature> prefill = signature(artifact, "prefill");
-  std::optional<Signature> decode = signature(artifact, "decode_step");
-  if (!prefill || !decode)
-    invalid("model '" + model +
-            "' has no prefill and decode_step entry points: generation "
-            "needs a decoder-only causal language model compiled by this "
-            "version of transfuse-compile");
-
-  const tf_tensor_info *tokens = find(prefill->inputs, kTokens);
-  const tf_tensor_info *logits = find(prefill->outputs, kLogits);
-  if (prefill->inputs.size() == 1 && tokens && tokens->rank == 2 && logits &&
-      logits->rank == 3) {
-    batch_ = tokens->shape[0];
-    context_ = tokens->shape[1];
-    vocabulary_ = logits->shape[2];
-    maxId_ = tokens->max_value >= 0 ? tokens->max_value : vocabulary_ - 1;
-  }
-  bool valid = batch_ > 0 && context_ > 0 && vocabulary_ > 0 &&
-               declares(tokens, TF_I64, {batch_, context_}) &&
-               declares(logits, TF_F32, {batch_, context_, vocabulary_}) &&
-               decode->inputs.size() == 2 &&
-               declares(find(decode->inputs, kTokens), TF_I64, {batch_, 1}) &&
-               declares(find(decode->inputs, kPositions), TF_I64, {batch_}) &&
-               declares(find(decode->outputs, kLogits), TF_F32,
-                        {batch_, 1, vocabulary_});
-  if (!valid)
-    invalid("model '" + model +
-            "': prefill and decode_step are not those of a causal language "
-            "model (prefill: tokens i64 [B, S] -> logits f32 [B, S, V]; "
-            "decode_step: tokens i64 [B, 1], positions i64 [B] -> logits "
-            "f32 [B, 1, V])");
+  rt::CausalLmShape shape =
+      rt::causalLmShape(tf_session_artifact(session.get()));
+  batch_ = shape.batch;
+  context_ = shape.context;
+  vocabulary_ = shape.vocabulary;
+  maxId_ = shape.maxId;
 }
 
 void Generator::checkPrompt(const std::vector<int64_t> &prompt) const {
@@ -114,17 +37,19 @@ void Generator::checkPrompt(const std::vector<int64_t> &prompt) const {
               " is outside the model's ids 0.." + std::to_string(maxId_));
 }
 
-std::vector<Continuation>
-Generator::generate(const std::vector<std::vector<int64_t>> &prompts,
-                    const GenerateOptions &options) {
-  validate(options.sampling);
-  if (options.maxNewTokens < 0)
+void Generator::checkLimits(int64_t maxNewTokens,
+                            const std::optional<int64_t> &eos) const {
+  if (maxNewTokens < 0)
     invalid("the number of new tokens must be at least 0, not " +
-            std::to_string(options.maxNewTokens));
-  if (options.eos && (*options.eos < 0 || *options.eos >= vocabulary_))
-    invalid("the stop token " + std::to_string(*options.eos) +
+            std::to_string(maxNewTokens));
+  if (eos && (*eos < 0 || *eos >= vocabulary_))
+    invalid("the stop token " + std::to_string(*eos) +
             " is outside the model's vocabulary 0.." +
             std::to_string(vocabulary_ - 1));
+}
+
+void Generator::checkPrompts(
+    const std::vector<std::vector<int64_t>> &prompts) const {
   for (size_t i = 0; i < prompts.size(); ++i) {
     try {
       checkPrompt(prompts[i]);
@@ -133,6 +58,14 @@ Generator::generate(const std::vector<std::vector<int64_t>> &prompts,
                   "prompt " + std::to_string(i + 1) + ": " + error.what());
     }
   }
+}
+
+std::vector<Continuation>
+Generator::generate(const std::vector<std::vector<int64_t>> &prompts,
+                    const GenerateOptions &options) {
+  validate(options.sampling);
+  checkLimits(options.maxNewTokens, options.eos);
+  checkPrompts(prompts);
 
   std::vector<Continuation> results(prompts.size());
   if (options.maxNewTokens == 0)
@@ -198,10 +131,7 @@ void Generator::generateBatch(const std::vector<std::vector<int64_t>> &prompts,
   if (std::none_of(active.begin(), active.end(), [](bool a) { return a; }))
     return;
   {
-    tf_named_tensor input{kTokens,
-                          {TF_I64, 2, {batch_, context_}, tokens.data()}};
-    tf_tensor logits = logitsOf(session_.run("prefill", {input}));
-    const float *data = static_cast<const float *>(logits.data);
+    const float *data = rt::runPrefill(session_, batch_, context_, tokens);
     for (size_t row = 0; row < rows; ++row)
       if (active[row])
         advance(row, data + (row * context_ + length[row] - 1) * vocabulary_);
@@ -217,11 +147,7 @@ void Generator::generateBatch(const std::vector<std::vector<int64_t>> &prompts,
       next[row] = active[row] ? last[row] : 0;
       positions[row] = active[row] ? length[row] - 1 : 0;
     }
-    std::vector<tf_named_tensor> inputs = {
-        {kTokens, {TF_I64, 2, {batch_, 1}, next.data()}},
-        {kPositions, {TF_I64, 1, {batch_}, positions.data()}}};
-    tf_tensor logits = logitsOf(session_.run("decode_step", inputs));
-    const float *data = static_cast<const float *>(logits.data);
+    const float *data = rt::runDecodeStep(session_, batch_, next, positions);
     for (size_t row = 0; row < rows; ++row)
       if (active[row])
         advance(row, data + row * vocabulary_);

@@ -1,26 +1,19 @@
 //===- Sampling.cpp - Choosing the next token from logits -----------------===//
 #include "transfuse/sampling.hpp"
 
+#include "InvalidArgument.h"
 #include "Philox.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <sstream>
 #include <vector>
 
 namespace transfuse {
 namespace {
 
-[[noreturn]] void invalid(const std::string &message) {
-  throw Error(TF_ERROR_INVALID_ARGUMENT, message);
-}
-
-std::string str(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
+using detail::invalid;
+using detail::str;
 
 int64_t argmax(const float *logits, int64_t size) {
   int64_t best = 0;

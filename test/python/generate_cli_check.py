@@ -31,13 +31,18 @@ def escape(data):
     return data
 
 
-def lines(path):
-    """The file's lines, as bytes, without their line feeds."""
-    with open(path, "rb") as f:
-        data = f.read()
+def split_lines(data):
+    """The lines of `data` without their line feeds; None if the last one
+    has none."""
     if data and not data.endswith(b"\n"):
         return None
     return data.split(b"\n")[:-1]
+
+
+def lines(path):
+    """The file's lines, as bytes, without their line feeds."""
+    with open(path, "rb") as f:
+        return split_lines(f.read())
 
 
 def main():

@@ -2,6 +2,7 @@
 #ifndef TRANSFUSE_TOOLS_TRANSFUSE_RUN_GENERATEMODE_H
 #define TRANSFUSE_TOOLS_TRANSFUSE_RUN_GENERATEMODE_H
 
+#include "transfuse/beam_search.hpp"
 #include "transfuse/generate.hpp"
 
 #include <optional>
@@ -14,16 +15,22 @@ struct GenerateModeOptions {
   std::optional<std::string> prompts;
   /// The weights file, whose metadata may hold a vocabulary.
   std::optional<std::string> weights;
+  /// Greedy search or sampling, unless `beam` is given.
   GenerateOptions generation;
+  /// Beam search instead, each prompt continued by its best hypothesis.
+  std::optional<BeamSearchOptions> beam;
+  /// Starts each line with the hypothesis's score and a tab (beam only).
+  bool scores = false;
 };
 
 /// Tokenises every prompt (as --text does), continues each with the
-/// session's prefill and decode_step, and writes one line per prompt to
-/// stdout: its continuation, with `\` written `\\`, a line feed `\n` and a
-/// carriage return `\r`. Progress goes to stderr when it is a terminal or
-/// when the prompts take more than one batch. Throws transfuse::Error or
-/// std::runtime_error with a message for the user; a bad prompt is named
-/// FILE:LINE.
+/// session's prefill and decode_step (and reorder_cache for beam search),
+/// and writes one line per prompt to stdout: its continuation, with `\`
+/// written `\\`, a line feed `\n` and a carriage return `\r`, after
+/// `SCORE<TAB>` (%.6f) with `scores`. Progress goes to stderr when it is a
+/// terminal or when the prompts take more than one batch. Throws
+/// transfuse::Error or std::runtime_error with a message for the user; a bad
+/// prompt is named FILE:LINE.
 void generate(Session &session, const GenerateModeOptions &options);
 
 } // namespace transfuse::text

@@ -8,6 +8,9 @@
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --generate
 //                 [--prompts FILE] [--max-new-tokens N] [--temperature T]
 //                 [--top-k K] [--top-p P] [--sample-seed N] [--eos ID]
+//   transfuse-run MODEL.tfm [--weights W.safetensors] --generate --beam W
+//                 [--length-penalty A] [--scores] [--prompts FILE]
+//                 [--max-new-tokens N] [--eos ID]
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE
 //
 // Loads the model, takes its parameters from --weights (or initialises them
@@ -15,8 +18,9 @@
 // entry point's inputs, runs it and writes every output to --outputs
 // (atomically). --text runs forward on one text; --generate continues the
 // prompts of FILE, one a line, with the model's prefill and decode_step
-// (GenerateMode.h); --classify runs a classifier on every line of FILE
-// (ClassifyMode.h). Any failure is one line `error: ...` on stderr and
+// (GenerateMode.h), by sampling or, with --beam, by beam search
+// (transfuse/beam_search.hpp); --classify runs a classifier on every line of
+// FILE (ClassifyMode.h). Any failure is one line `error: ...` on stderr and
 // exit 1.
 //
 // Links only the runtime (transfuse_runtime), never the compiler.
@@ -49,6 +53,9 @@ const char *const kUsage =
     "                     [--prompts FILE] [--max-new-tokens N]\n"
     "                     [--temperature T] [--top-k K] [--top-p P]\n"
     "                     [--sample-seed N] [--eos ID]\n"
+    "       transfuse-run MODEL.tfm [--weights W.safetensors] --generate\n"
+    "                     --beam W [--length-penalty A] [--scores]\n"
+    "                     [--prompts FILE] [--max-new-tokens N] [--eos ID]\n"
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
@@ -68,6 +75,10 @@ const char *const kUsage =
     "fewest whose probability reaches P (default 1), reproducibly for a\n"
     "given --sample-seed (default 0). A continuation ends before token ID,\n"
     "and where the prompt and it fill the model's context.\n"
+    "With --beam, continues each prompt by beam search of width W (at most\n"
+    "the model's batch) instead of sampling: the hypothesis of the best\n"
+    "sum of log-probabilities divided by ((5 + length) / 6)^A (A >= 0,\n"
+    "default 0); --scores starts each line with that score and a tab.\n"
     "With --classify, runs a classifier on each line of FILE (- for stdin)\n"
     "and writes one line per example: the class, a tab and the probability\n"
     "of every class.\n";
@@ -92,8 +103,13 @@ struct Options {
   std::optional<std::string> classify;
   std::optional<std::string> prompts;
   transfuse::GenerateOptions generation;
-  /// The first option given that only --generate takes.
-  std::optional<std::string> generateOnly;
+  /// --beam's width, and the options only it takes.
+  std::optional<int64_t> beam;
+  double lengthPenalty = 0;
+  bool scores = false;
+  /// The first option given that only --generate takes, that only --beam
+  /// takes, and that only sampling takes.
+  std::optional<std::string> generateOnly, beamOnly, samplingOnly;
 };
 
 uint64_t parseUnsigned(const std::string &flag, const std::string &text,
@@ -116,6 +132,16 @@ double parseNumber(const std::string &flag, const std::string &text) {
   if (text.empty() || *end != '\0')
     throw UsageError{flag + ": '" + text + "' is not a number"};
   return value;
+}
+
+/// What --beam asks for; only with --beam.
+transfuse::BeamSearchOptions beamOptions(const Options &options) {
+  transfuse::BeamSearchOptions beam;
+  beam.beamWidth = *options.beam;
+  beam.lengthPenalty = options.lengthPenalty;
+  beam.maxNewTokens = options.maxNewTokens;
+  beam.eos = options.generation.eos;
+  return beam;
 }
 
 Options parseOptions(int argc, char **argv) {
@@ -151,6 +177,10 @@ Options parseOptions(int argc, char **argv) {
         throw UsageError{flag + " needs a value"};
       return argv[++i];
     };
+    auto noteFirst = [&](std::optional<std::string> &first) {
+      if (!first)
+        first = flag;
+    };
     if (flag == "--weights")
       options.weights = takeValue();
     else if (flag == "--refuse-nonfinite" && !inlineValue)
@@ -165,13 +195,26 @@ Options parseOptions(int argc, char **argv) {
       options.text = takeValue();
     else if (flag == "--generate" && !inlineValue)
       options.generate = true;
-    else if (flag == "--classify")
+    else if (flag == "--beam") {
+      noteFirst(options.generateOnly);
+      options.beam =
+          static_cast<int64_t>(parseUnsigned(flag, takeValue(), INT64_MAX));
+    } else if (flag == "--length-penalty") {
+      noteFirst(options.generateOnly);
+      noteFirst(options.beamOnly);
+      options.lengthPenalty = parseNumber(flag, takeValue());
+    } else if (flag == "--scores" && !inlineValue) {
+      noteFirst(options.generateOnly);
+      noteFirst(options.beamOnly);
+      options.scores = true;
+    } else if (flag == "--classify")
       options.classify = takeValue();
     else if (flag == "--prompts" || flag == "--temperature" ||
              flag == "--top-k" || flag == "--top-p" ||
              flag == "--sample-seed" || flag == "--eos") {
-      if (!options.generateOnly)
-        options.generateOnly = flag;
+      noteFirst(options.generateOnly);
+      if (flag != "--prompts" && flag != "--eos")
+        noteFirst(options.samplingOnly);
       transfuse::SamplingOptions &sampling = options.generation.sampling;
       if (flag == "--prompts")
         options.prompts = takeValue();
@@ -217,9 +260,16 @@ Options parseOptions(int argc, char **argv) {
     throw UsageError{"--generate and --text exclude each other"};
   if (options.generate && (options.outputs || options.inputs))
     throw UsageError{"--generate takes the place of --inputs and --outputs"};
+  if (options.beamOnly && !options.beam)
+    throw UsageError{*options.beamOnly + " needs --beam"};
+  if (options.beam && options.samplingOnly)
+    throw UsageError{"--beam excludes " + *options.samplingOnly +
+                     ": beam search does not sample"};
   options.generation.maxNewTokens = options.maxNewTokens;
   try {
     transfuse::validate(options.generation.sampling);
+    if (options.beam)
+      transfuse::validate(beamOptions(options));
   } catch (const transfuse::Error &error) {
     throw UsageError{error.what()};
   }
@@ -297,8 +347,12 @@ int main(int argc, char **argv) {
       session.initParameters(options.seed.value_or(0));
 
     if (options.generate) {
-      transfuse::text::generate(
-          session, {options.prompts, options.weights, options.generation});
+      std::optional<transfuse::BeamSearchOptions> beam;
+      if (options.beam)
+        beam = beamOptions(options);
+      transfuse::text::generate(session,
+                                {options.prompts, options.weights,
+                                 options.generation, beam, options.scores});
       return 0;
     }
     if (options.classify) {

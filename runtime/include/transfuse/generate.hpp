@@ -14,7 +14,8 @@
 // there ends with End::Context. Each token is chosen by sampleToken
 // (transfuse/sampling.hpp) with the prompt's index as its sequence and the
 // tokens generated before it as its step, so a prompt's continuation does
-// not depend on the other prompts or on B.
+// not depend on the other prompts or on B. Beam search is
+// transfuse/beam_search.hpp's.
 //
 //   transfuse::Generator generator(session);
 //   transfuse::GenerateOptions options;
@@ -82,6 +83,15 @@ public:
   /// prompt, one over the context or an id the model does not take; the
   /// message names no prompt, for the caller to say which.
   void checkPrompt(const std::vector<int64_t> &prompt) const;
+
+  /// checkPrompt on each prompt; the message names a bad one by its 1-based
+  /// index.
+  void checkPrompts(const std::vector<std::vector<int64_t>> &prompts) const;
+
+  /// Throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) for a negative
+  /// number of new tokens or a stop token outside the vocabulary.
+  void checkLimits(int64_t maxNewTokens,
+                   const std::optional<int64_t> &eos) const;
 
   /// The continuation of each prompt, in order. Every prompt and option is
   /// checked before the model runs: an invalid one throws transfuse::Error
