@@ -333,6 +333,42 @@ def worker_weights(args):
 
 # --- The driver ----------------------------------------------------------------
 
+def spawn_worker(script, kind, args, threads, peer, flags):
+    """Runs `script --worker KIND --threads N FLAGS` in a clean environment
+    (bench/train.py and bench/generate.py): the peer on its own BLAS with
+    OMP_NUM_THREADS, both with --openblas-core and --omp-wait-policy.
+    Returns the worker's BENCH-RESULT with `others_busy`, the share of the
+    CPUs other processes used meanwhile, and `wall_s`."""
+    env = dict(os.environ)
+    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE",
+                 "OMP_WAIT_POLICY", "LD_PRELOAD"):
+        env.pop(name, None)
+    if args.openblas_core:
+        env["OPENBLAS_CORETYPE"] = args.openblas_core
+    if args.omp_wait_policy != "default":
+        env["OMP_WAIT_POLICY"] = args.omp_wait_policy
+    if peer:
+        env["LD_LIBRARY_PATH"] = PEER_BLAS_DIR
+        env["OMP_NUM_THREADS"] = str(threads)
+    command = [sys.executable, os.path.abspath(script), "--worker", kind,
+               "--threads", str(threads)] + flags
+    cpu0, ours0, wall0 = cpu_seconds(), children_seconds(), time.time()
+    proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    others = ((cpu_seconds() - cpu0) - (children_seconds() - ours0)) / max(
+        1e-3, (time.time() - wall0) * len(os.sched_getaffinity(0)))
+    for line in proc.stdout.splitlines():
+        if line.startswith("BENCH-RESULT ") and proc.returncode == 0:
+            result = json.loads(line[len("BENCH-RESULT "):])
+            result["others_busy"] = max(0.0, others)
+            result["wall_s"] = time.time() - wall0
+            return result
+    raise RuntimeError("%s worker failed (exit %d): %s" % (
+        kind, proc.returncode,
+        (proc.stderr.strip().splitlines() or ["no output"])[-1]))
+
+
 def run_worker(kind, args, extra, peer, core=None, preload=None):
     env = dict(os.environ)
     for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",

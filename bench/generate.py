@@ -63,6 +63,25 @@ def quarter_medians(step_ms):
     return statistics.median(step_ms[:n]), statistics.median(step_ms[-n:])
 
 
+def timed_generations(generate, args, same, side):
+    """--warmup untimed and --repeats timed calls of generate(record), which
+    returns (prefill seconds, per-step seconds, tokens) and fills `record`
+    with logits on the first timed call; the tokens must be the same every
+    time. Returns the prefill times, the step times, the tokens, the record."""
+    record = {}
+    for _ in range(args.warmup):
+        generate(None)
+    prefills, runs, tokens = [], [], None
+    for r in range(args.repeats):
+        prefill_s, times, generated = generate(record if r == 0 else None)
+        prefills.append(prefill_s)
+        runs.append(times)
+        tokens = generated if tokens is None else tokens
+        if not same(generated, tokens):
+            raise SystemExit("error: two greedy runs of %s differ" % side)
+    return prefills, runs, tokens, record
+
+
 def step_profile(runs):
     """Per-step median over the timed runs: one time (ms) per position."""
     return [statistics.median(r[i] for r in runs) * 1e3
@@ -129,17 +148,8 @@ def worker_ours(args):
                 record["step%d_logits" % i] = logits.copy()
         return prefill_s, times, generated
 
-    record = {}
-    for _ in range(args.warmup):
-        generate(None)
-    prefills, runs, tokens = [], [], None
-    for r in range(args.repeats):
-        prefill_s, times, generated = generate(record if r == 0 else None)
-        prefills.append(prefill_s)
-        runs.append(times)
-        tokens = generated if tokens is None else tokens
-        if not np.array_equal(generated, tokens):
-            raise SystemExit("error: two greedy runs of ours differ")
+    prefills, runs, tokens, record = timed_generations(
+        generate, args, np.array_equal, "ours")
 
     # The path without a cache: `forward` over the whole fixed-shape sequence
     # for every new token (what `transfuse-run --text` does).
@@ -213,7 +223,6 @@ class CachedCharLM:
 
 
 def worker_torch(args):
-    import numpy as np
     import torch
     sys.path.insert(0, PYTHON_TESTS)
     import reference_models
@@ -252,17 +261,8 @@ def worker_torch(args):
                     record["step%d_logits" % i] = logits.clone()
         return prefill_s, times, generated
 
-    record = {}
-    for _ in range(args.warmup):
-        generate(None)
-    prefills, runs, tokens = [], [], None
-    for r in range(args.repeats):
-        prefill_s, times, generated = generate(record if r == 0 else None)
-        prefills.append(prefill_s)
-        runs.append(times)
-        tokens = generated if tokens is None else tokens
-        if not torch.equal(generated, tokens):
-            raise SystemExit("error: two greedy runs of the peer differ")
+    prefills, runs, tokens, record = timed_generations(
+        generate, args, torch.equal, "the peer")
 
     full = torch.cat([prompts, tokens], 1)  # prompt + continuation
     with torch.inference_mode():
@@ -304,38 +304,11 @@ def worker_torch(args):
 # --- The driver ----------------------------------------------------------------
 
 def run_worker(kind, args, extra, threads, peer):
-    env = dict(os.environ)
-    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE",
-                 "OMP_WAIT_POLICY", "LD_PRELOAD"):
-        env.pop(name, None)
-    if args.openblas_core:
-        env["OPENBLAS_CORETYPE"] = args.openblas_core
-    if args.omp_wait_policy != "default":
-        env["OMP_WAIT_POLICY"] = args.omp_wait_policy
-    if peer:
-        env["LD_LIBRARY_PATH"] = fwd.PEER_BLAS_DIR
-        env["OMP_NUM_THREADS"] = str(threads)
-    command = [sys.executable, os.path.abspath(__file__), "--worker", kind,
-               "--threads", str(threads), "--repeats", str(args.repeats),
-               "--warmup", str(args.warmup),
-               "--recompute-repeats", str(args.recompute_repeats),
-               "--seq", str(args.seq), "--new-tokens", str(args.new_tokens),
-               "--runtime", args.runtime] + extra
-    cpu0, ours0, wall0 = fwd.cpu_seconds(), fwd.children_seconds(), time.time()
-    proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    others = ((fwd.cpu_seconds() - cpu0) - (fwd.children_seconds() - ours0)) / \
-        max(1e-3, (time.time() - wall0) * len(os.sched_getaffinity(0)))
-    for line in proc.stdout.splitlines():
-        if line.startswith("BENCH-RESULT ") and proc.returncode == 0:
-            result = json.loads(line[len("BENCH-RESULT "):])
-            result["others_busy"] = max(0.0, others)
-            result["wall_s"] = time.time() - wall0
-            return result
-    raise RuntimeError("%s worker failed (exit %d): %s" % (
-        kind, proc.returncode,
-        (proc.stderr.strip().splitlines() or ["no output"])[-1]))
+    return fwd.spawn_worker(__file__, kind, args, threads, peer, [
+        "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+        "--recompute-repeats", str(args.recompute_repeats),
+        "--seq", str(args.seq), "--new-tokens", str(args.new_tokens),
+        "--runtime", args.runtime] + extra)
 
 
 def compile_char_lm(args, tfm):

@@ -23,15 +23,12 @@ from the working ones on a machine with fewer cores than it believes).
 import argparse
 import datetime
 import gc
-import json
 import math
 import os
 import platform
 import re
 import resource
-import subprocess
 import sys
-import time
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
@@ -273,37 +270,11 @@ def worker_torch(args):
 # --- The driver ----------------------------------------------------------------
 
 def run_worker(kind, args, extra, threads, peer):
-    env = dict(os.environ)
-    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE",
-                 "OMP_WAIT_POLICY", "LD_PRELOAD"):
-        env.pop(name, None)
-    if args.openblas_core:
-        env["OPENBLAS_CORETYPE"] = args.openblas_core
-    if args.omp_wait_policy != "default":
-        env["OMP_WAIT_POLICY"] = args.omp_wait_policy
-    if peer:
-        env["LD_LIBRARY_PATH"] = fwd.PEER_BLAS_DIR
-        env["OMP_NUM_THREADS"] = str(threads)
-    command = [sys.executable, os.path.abspath(__file__), "--worker", kind,
-               "--threads", str(threads), "--repeats", str(args.repeats),
-               "--warmup", str(args.warmup),
-               "--min-repeats", str(args.min_repeats),
-               "--max-seconds", str(args.max_seconds),
-               "--runtime", args.runtime] + extra
-    cpu0, ours0, wall0 = fwd.cpu_seconds(), fwd.children_seconds(), time.time()
-    proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    others = ((fwd.cpu_seconds() - cpu0) - (fwd.children_seconds() - ours0)) / \
-        max(1e-3, (time.time() - wall0) * len(os.sched_getaffinity(0)))
-    for line in proc.stdout.splitlines():
-        if line.startswith("BENCH-RESULT ") and proc.returncode == 0:
-            result = json.loads(line[len("BENCH-RESULT "):])
-            result["others_busy"] = max(0.0, others)
-            return result
-    raise RuntimeError("%s worker failed (exit %d): %s" % (
-        kind, proc.returncode,
-        (proc.stderr.strip().splitlines() or ["no output"])[-1]))
+    return fwd.spawn_worker(__file__, kind, args, threads, peer, [
+        "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+        "--min-repeats", str(args.min_repeats),
+        "--max-seconds", str(args.max_seconds),
+        "--runtime", args.runtime] + extra)
 
 
 def compile_spec(args, spec, tfm):
