@@ -1,4 +1,4 @@
-//===- BeamSearch.cpp - Beam search with a causal LM ----------------------===//
+//===- BeamSearch.cpp - Beam search with a compiled decoder ---------------===//
 //
 // The search transfuse/beam_search.hpp defines, a chunk of prompts at a
 // time: per prompt, its live hypotheses sit in its rows in order, and each
@@ -193,14 +193,15 @@ void BeamSearch::check(const BeamSearchOptions &options) const {
 
 std::vector<BeamSearchResult>
 BeamSearch::search(const std::vector<std::vector<int64_t>> &prompts,
-                   const BeamSearchOptions &options) {
+                   const BeamSearchOptions &options,
+                   const std::vector<std::vector<int64_t>> &sources) {
   check(options);
-  generator_.checkPrompts(prompts);
+  generator_.checkPrompts(prompts, sources);
   std::vector<BeamSearchResult> results(prompts.size());
   size_t chunk = static_cast<size_t>(promptsPerChunk(options.beamWidth));
   for (size_t first = 0; first < prompts.size(); first += chunk) {
     size_t count = std::min(chunk, prompts.size() - first);
-    searchChunk(prompts, first, count, options, results);
+    searchChunk(prompts, sources, first, count, options, results);
     if (options.progress)
       options.progress(first + count, prompts.size());
   }
@@ -208,16 +209,20 @@ BeamSearch::search(const std::vector<std::vector<int64_t>> &prompts,
 }
 
 void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
+                             const std::vector<std::vector<int64_t>> &sources,
                              size_t first, size_t count,
                              const BeamSearchOptions &options,
                              std::vector<BeamSearchResult> &results) {
-  int64_t batch = generator_.batchSize(), context = generator_.context();
-  int64_t vocabulary = generator_.vocabularySize();
+  const rt::DecoderShape &shape = *generator_.shape_;
+  int64_t batch = shape.batch, context = shape.context;
+  int64_t vocabulary = shape.vocabulary;
   int64_t width = options.beamWidth;
 
-  // Each prompt in its W rows, right-padded with zeros, as are idle rows.
+  // Each prompt in its W rows, right-padded with zeros, as are idle rows;
+  // the source of idle rows is the chunk's first.
   std::vector<PromptSearch> searches(count);
   std::vector<int64_t> tokens(batch * context, 0);
+  std::vector<size_t> promptOfRow(batch, first);
   for (size_t k = 0; k < count; ++k) {
     PromptSearch &search = searches[k];
     const std::vector<int64_t> &prompt = prompts[first + k];
@@ -226,9 +231,11 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
     search.promptLength = static_cast<int64_t>(prompt.size());
     search.limit =
         std::min(options.maxNewTokens, context - search.promptLength);
-    for (int64_t j = 0; j < width; ++j)
+    for (int64_t j = 0; j < width; ++j) {
       std::copy(prompt.begin(), prompt.end(),
                 tokens.begin() + (search.firstRow + j) * context);
+      promptOfRow[search.firstRow + j] = first + k;
+    }
     search.live.emplace_back();
     if (search.limit == 0) {
       finish(search, {}, 0,
@@ -266,8 +273,12 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
                        [](const PromptSearch &s) { return !s.done; });
   };
 
-  if (searching())
-    stepAll(rt::runPrefill(session_, batch, context, tokens), true);
+  std::vector<int64_t> sourceRows = rt::sourceRows(shape, sources, promptOfRow);
+  if (searching()) {
+    if (shape.encodes())
+      rt::runEncode(session_, shape, sourceRows);
+    stepAll(rt::runPrefill(session_, shape, tokens, sourceRows), true);
+  }
 
   // Each step feeds every live hypothesis its last token at that token's
   // position, once reorder_cache has moved its parent's cache into its
@@ -296,7 +307,8 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
       moves |= beams[row] != row;
     if (moves)
       rt::runReorderCache(session_, batch, beams);
-    stepAll(rt::runDecodeStep(session_, batch, next, positions), false);
+    stepAll(rt::runDecodeStep(session_, shape, next, positions, sourceRows),
+            false);
   }
 
   for (PromptSearch &search : searches)

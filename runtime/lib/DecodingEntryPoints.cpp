@@ -1,8 +1,9 @@
-//===- DecodingEntryPoints.cpp - A causal LM's incremental calls ----------===//
+//===- DecodingEntryPoints.cpp - A decoder's incremental calls ------------===//
 #include "DecodingEntryPoints.h"
 #include "InvalidArgument.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 #include <string>
 
@@ -11,10 +12,8 @@ namespace {
 
 using detail::invalid;
 
-// The names the compiler gives the inputs and outputs of the entry points.
-constexpr const char *kTokens = "tokens";
+// The names the compiler gives the inputs of the entry points it adds.
 constexpr const char *kPositions = "positions";
-constexpr const char *kLogits = "logits";
 constexpr const char *kBeams = "beams";
 
 /// The inputs and outputs an entry point declares.
@@ -55,51 +54,90 @@ bool declares(const tf_tensor_info *info, tf_dtype dtype,
          std::equal(shape.begin(), shape.end(), info->shape);
 }
 
-const float *logitsOf(const std::vector<tf_named_tensor> &outputs) {
+const float *outputOf(const std::vector<tf_named_tensor> &outputs,
+                      const std::string &name) {
   for (const tf_named_tensor &output : outputs)
-    if (std::string(output.name) == kLogits)
+    if (output.name == name)
       return static_cast<const float *>(output.tensor.data);
-  invalid("the model returned no logits");
+  invalid("the model returned no '" + name + "'");
+}
+
+/// The largest id `info` takes: its max_value, or else `fallback`.
+int64_t maxIdOf(const tf_tensor_info *info, int64_t fallback) {
+  return info->max_value >= 0 ? info->max_value : fallback;
+}
+
+/// Reads encode's source input into `shape`; false where encode is not
+/// source i64 [B, L] -> nothing.
+bool readSource(const Signature &encode, DecoderShape &shape) {
+  if (encode.inputs.size() != 1 || !encode.outputs.empty())
+    return false;
+  const tf_tensor_info &source = encode.inputs[0];
+  if (source.dtype != TF_I64 || source.rank != 2 || source.shape[1] <= 0)
+    return false;
+  shape.source = source.name;
+  shape.sourceLength = source.shape[1];
+  shape.sourceMaxId = source.max_value >= 0 ? source.max_value : INT64_MAX;
+  return true;
 }
 
 } // namespace
 
-CausalLmShape causalLmShape(const tf_artifact *artifact) {
+DecoderShape decoderShape(const tf_artifact *artifact) {
   std::string model = tf_artifact_model(artifact);
   std::optional<Signature> prefill = signature(artifact, "prefill");
   std::optional<Signature> decode = signature(artifact, "decode_step");
+  std::optional<Signature> encode = signature(artifact, "encode");
   if (!prefill || !decode)
     invalid("model '" + model +
             "' has no prefill and decode_step entry points: generation "
-            "needs a decoder-only causal language model compiled by this "
-            "version of transfuse-compile");
+            "needs a causal language model or an encoder-decoder compiled "
+            "by this version of transfuse-compile");
 
-  CausalLmShape shape;
-  const tf_tensor_info *tokens = find(prefill->inputs, kTokens);
-  const tf_tensor_info *logits = find(prefill->outputs, kLogits);
-  if (prefill->inputs.size() == 1 && tokens && tokens->rank == 2 && logits &&
-      logits->rank == 3) {
-    shape.batch = tokens->shape[0];
-    shape.context = tokens->shape[1];
-    shape.vocabulary = logits->shape[2];
-    shape.maxId =
-        tokens->max_value >= 0 ? tokens->max_value : shape.vocabulary - 1;
+  DecoderShape shape;
+  bool valid = !encode || readSource(*encode, shape);
+  size_t sources = shape.encodes() ? 1 : 0;
+  const tf_tensor_info *target = nullptr;
+  for (const tf_tensor_info &input : prefill->inputs)
+    if (input.name != shape.source)
+      target = &input;
+  if (valid && prefill->inputs.size() == 1 + sources && target &&
+      target->rank == 2 && prefill->outputs.size() == 1 &&
+      prefill->outputs[0].rank == 3) {
+    shape.target = target->name;
+    shape.logits = prefill->outputs[0].name;
+    shape.batch = target->shape[0];
+    shape.context = target->shape[1];
+    shape.vocabulary = prefill->outputs[0].shape[2];
+    shape.maxId = maxIdOf(target, shape.vocabulary - 1);
   }
   int64_t batch = shape.batch, vocabulary = shape.vocabulary;
-  bool valid =
-      batch > 0 && shape.context > 0 && vocabulary > 0 &&
-      declares(tokens, TF_I64, {batch, shape.context}) &&
-      declares(logits, TF_F32, {batch, shape.context, vocabulary}) &&
-      decode->inputs.size() == 2 &&
-      declares(find(decode->inputs, kTokens), TF_I64, {batch, 1}) &&
-      declares(find(decode->inputs, kPositions), TF_I64, {batch}) &&
-      declares(find(decode->outputs, kLogits), TF_F32, {batch, 1, vocabulary});
+  const char *targetName = shape.target.c_str();
+  const char *logitsName = shape.logits.c_str();
+  valid = valid && batch > 0 && shape.context > 0 && vocabulary > 0 &&
+          declares(target, TF_I64, {batch, shape.context}) &&
+          declares(&prefill->outputs[0], TF_F32,
+                   {batch, shape.context, vocabulary}) &&
+          decode->inputs.size() == 2 + sources &&
+          declares(find(decode->inputs, targetName), TF_I64, {batch, 1}) &&
+          declares(find(decode->inputs, kPositions), TF_I64, {batch}) &&
+          decode->outputs.size() == 1 &&
+          declares(find(decode->outputs, logitsName), TF_F32,
+                   {batch, 1, vocabulary});
+  if (valid && shape.encodes()) {
+    std::vector<int64_t> sourceShape = {batch, shape.sourceLength};
+    const char *sourceName = shape.source.c_str();
+    valid = declares(&encode->inputs[0], TF_I64, sourceShape) &&
+            declares(find(prefill->inputs, sourceName), TF_I64, sourceShape) &&
+            declares(find(decode->inputs, sourceName), TF_I64, sourceShape);
+  }
   if (!valid)
     invalid("model '" + model +
-            "': prefill and decode_step are not those of a causal language "
-            "model (prefill: tokens i64 [B, S] -> logits f32 [B, S, V]; "
-            "decode_step: tokens i64 [B, 1], positions i64 [B] -> logits "
-            "f32 [B, 1, V])");
+            "': encode, prefill and decode_step are not those of a decoder "
+            "(prefill: [source i64 [B, L],] target i64 [B, S] -> logits f32 "
+            "[B, S, V]; decode_step: [source,] target i64 [B, 1], positions "
+            "i64 [B] -> logits f32 [B, 1, V]; encode, for an "
+            "encoder-decoder: source -> nothing)");
   return shape;
 }
 
@@ -108,27 +146,65 @@ void checkReorderCache(const tf_artifact *artifact, int64_t batch) {
   std::optional<Signature> reorder = signature(artifact, "reorder_cache");
   if (!reorder)
     invalid("model '" + model +
-            "' has no reorder_cache entry point: beam search needs a causal "
-            "language model compiled by this version of transfuse-compile");
+            "' has no reorder_cache entry point: beam search needs a model "
+            "compiled by this version of transfuse-compile");
   if (reorder->inputs.size() != 1 || !reorder->outputs.empty() ||
       !declares(find(reorder->inputs, kBeams), TF_I64, {batch}))
     invalid("model '" + model + "': reorder_cache is not beams i64 [" +
             std::to_string(batch) + "] -> nothing");
 }
 
-const float *runPrefill(Session &session, int64_t batch, int64_t context,
-                        std::vector<int64_t> &tokens) {
-  tf_named_tensor input{kTokens, {TF_I64, 2, {batch, context}, tokens.data()}};
-  return logitsOf(session.run("prefill", {input}));
+std::vector<int64_t>
+sourceRows(const DecoderShape &shape,
+           const std::vector<std::vector<int64_t>> &sources,
+           const std::vector<size_t> &sourceOfRow) {
+  if (!shape.encodes())
+    return {};
+  std::vector<int64_t> rows(shape.batch * shape.sourceLength, 0);
+  for (size_t row = 0; row < sourceOfRow.size(); ++row) {
+    const std::vector<int64_t> &source = sources[sourceOfRow[row]];
+    std::copy(source.begin(), source.end(),
+              rows.begin() + row * shape.sourceLength);
+  }
+  return rows;
 }
 
-const float *runDecodeStep(Session &session, int64_t batch,
+namespace {
+
+/// The inputs of a call: the source rows where the model has them.
+std::vector<tf_named_tensor> withSource(const DecoderShape &shape,
+                                        std::vector<int64_t> &sources) {
+  if (!shape.encodes())
+    return {};
+  return {{shape.source.c_str(),
+           {TF_I64, 2, {shape.batch, shape.sourceLength}, sources.data()}}};
+}
+
+} // namespace
+
+void runEncode(Session &session, const DecoderShape &shape,
+               std::vector<int64_t> &sources) {
+  session.run("encode", withSource(shape, sources));
+}
+
+const float *runPrefill(Session &session, const DecoderShape &shape,
+                        std::vector<int64_t> &tokens,
+                        std::vector<int64_t> &sources) {
+  std::vector<tf_named_tensor> inputs = withSource(shape, sources);
+  inputs.push_back({shape.target.c_str(),
+                    {TF_I64, 2, {shape.batch, shape.context}, tokens.data()}});
+  return outputOf(session.run("prefill", inputs), shape.logits);
+}
+
+const float *runDecodeStep(Session &session, const DecoderShape &shape,
                            std::vector<int64_t> &tokens,
-                           std::vector<int64_t> &positions) {
-  std::vector<tf_named_tensor> inputs = {
-      {kTokens, {TF_I64, 2, {batch, 1}, tokens.data()}},
-      {kPositions, {TF_I64, 1, {batch}, positions.data()}}};
-  return logitsOf(session.run("decode_step", inputs));
+                           std::vector<int64_t> &positions,
+                           std::vector<int64_t> &sources) {
+  std::vector<tf_named_tensor> inputs = withSource(shape, sources);
+  inputs.push_back(
+      {shape.target.c_str(), {TF_I64, 2, {shape.batch, 1}, tokens.data()}});
+  inputs.push_back({kPositions, {TF_I64, 1, {shape.batch}, positions.data()}});
+  return outputOf(session.run("decode_step", inputs), shape.logits);
 }
 
 void runReorderCache(Session &session, int64_t batch,

@@ -1,6 +1,6 @@
-//===- DecodingEntryPoints.h - A causal LM's incremental calls --*- C++ -*-===//
+//===- DecodingEntryPoints.h - A decoder's incremental calls ----*- C++ -*-===//
 //
-// What the Generator and beam search need of an artifact's prefill,
+// What the Generator and beam search need of an artifact's encode, prefill,
 // decode_step and reorder_cache (docs/generation.md): their signatures
 // checked once, and calls that bind the inputs by the names the compiler
 // gives them. Each call returns a view of the session's output buffer,
@@ -12,36 +12,61 @@
 #include "transfuse/transfuse.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace transfuse::rt {
 
-/// The sizes prefill and decode_step are compiled for.
-struct CausalLmShape {
+/// The sizes and names prefill and decode_step are compiled with.
+struct DecoderShape {
   int64_t batch = 0, context = 0, vocabulary = 0;
-  /// The largest id the tokens input takes.
+  /// The largest id the target tokens input takes.
   int64_t maxId = 0;
+  /// The names of the target tokens input and of the logits output.
+  std::string target, logits;
+  /// An encoder-decoder's source input, which encode, prefill and
+  /// decode_step take, [batch, sourceLength]; "" for a causal LM.
+  std::string source;
+  int64_t sourceLength = 0, sourceMaxId = 0;
+
+  bool encodes() const { return !source.empty(); }
 };
 
 /// Throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) unless the artifact
-/// has prefill (tokens i64 [B, S] -> logits f32 [B, S, V]) and decode_step
-/// (tokens i64 [B, 1], positions i64 [B] -> logits f32 [B, 1, V]).
-CausalLmShape causalLmShape(const tf_artifact *artifact);
+/// has prefill (target i64 [B, S] -> logits f32 [B, S, V]) and decode_step
+/// (target i64 [B, 1], positions i64 [B] -> logits f32 [B, 1, V]), both
+/// also taking source i64 [B, L] where the artifact has encode (source
+/// -> nothing).
+DecoderShape decoderShape(const tf_artifact *artifact);
 
 /// Throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) unless the artifact
 /// has reorder_cache (beams i64 [batch] -> nothing).
 void checkReorderCache(const tf_artifact *artifact, int64_t batch);
 
-/// prefill on `tokens`, [batch, context] row-major: the logits,
-/// [batch, context, vocabulary].
-const float *runPrefill(Session &session, int64_t batch, int64_t context,
-                        std::vector<int64_t> &tokens);
+/// The source rows of a batch, [batch, sourceLength] row-major,
+/// right-padded with zeros: row r holds sources[sourceOfRow[r]]. Empty for
+/// a causal LM.
+std::vector<int64_t>
+sourceRows(const DecoderShape &shape,
+           const std::vector<std::vector<int64_t>> &sources,
+           const std::vector<size_t> &sourceOfRow);
 
-/// decode_step on one token and its position per sequence: the logits,
-/// [batch, 1, vocabulary].
-const float *runDecodeStep(Session &session, int64_t batch,
+/// encode on the source rows.
+void runEncode(Session &session, const DecoderShape &shape,
+               std::vector<int64_t> &sources);
+
+/// prefill on `tokens`, [batch, context] row-major, and the source rows
+/// encode ran on: the logits, [batch, context, vocabulary].
+const float *runPrefill(Session &session, const DecoderShape &shape,
+                        std::vector<int64_t> &tokens,
+                        std::vector<int64_t> &sources);
+
+/// decode_step on one token and its position per sequence, and the source
+/// rows: the logits, [batch, 1, vocabulary].
+const float *runDecodeStep(Session &session, const DecoderShape &shape,
                            std::vector<int64_t> &tokens,
-                           std::vector<int64_t> &positions);
+                           std::vector<int64_t> &positions,
+                           std::vector<int64_t> &sources);
 
 /// reorder_cache: sequence b of the cache then holds what beams[b] held.
 void runReorderCache(Session &session, int64_t batch,

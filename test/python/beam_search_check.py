@@ -6,13 +6,17 @@ recomputes `forward` on every hypothesis, with no cache.
         --tfm M.tfm --seed N --prompts P.txt --beam W [--length-penalty A] \
         [--eos ID] --max-new-tokens N
 
-M.tfm is a byte-level causal LM whose forward takes tokens [B, S]. The
-check runs transfuse-run on the prompts of P.txt (one a line) with the
-parameters of --seed N, then searches each prompt itself through the C API
-(runtime_api.py) on the same artifact and parameters: each step packs the
-live hypotheses (prompt and continuation) into rows of forward's input,
-right-padded with 0 (the model is causal: padding after a position does not
-change its logits), and takes each row's logits at its last token. The
+M.tfm is a byte-level causal LM whose forward takes tokens [B, S], or a
+byte-level encoder-decoder (an artifact with `encode`) whose forward takes
+a source [B, L] and a target [B, S]. The check runs transfuse-run on the
+prompts of P.txt (one a line) with the parameters of --seed N, then
+searches each prompt itself through the C API (runtime_api.py) on the same
+artifact and parameters: each step packs the live hypotheses (prompt and
+continuation) into rows of forward's input, right-padded with 0 (the model
+is causal: padding after a position does not change its logits), and takes
+each row's logits at its last token. For an encoder-decoder each line is a
+source, right-padded with 0 in every row of its hypotheses, the prompt is
+BOS (2) and the stop token EOS (3) unless --eos names another. The
 search is the one docs/generation.md defines; the best continuation of
 each prompt, escaped as --generate escapes it, must be the line's text,
 byte for byte, and its length-penalised score the line's score within 1e-4.
@@ -36,18 +40,34 @@ from generate_cli_check import escape, lines, split_lines  # noqa: E402
 TOLERANCE = 1e-4
 
 
+BOS, EOS = 2, 3
+
+
 class Forward:
     """forward's next-token logits for token sequences, batch at a time."""
 
-    def __init__(self, session, batch, context):
-        self.session, self.batch, self.context = session, batch, context
+    def __init__(self, session, artifact):
+        self.session = session
+        sources = [name for name, _, _, _ in artifact.inputs("encode")] \
+            if "encode" in artifact.entry_points() else []
+        self.source = None
+        for name, _, shape, _ in artifact.inputs("forward"):
+            if name in sources:
+                self.source, self.source_shape = name, shape
+            else:
+                self.target, (self.batch, self.context) = name, shape
 
-    def next_logits(self, sequences):
+    def next_logits(self, sequences, source=()):
         assert len(sequences) <= self.batch
+        inputs = {}
+        if self.source:
+            inputs[self.source] = np.zeros(self.source_shape, dtype=np.int64)
+            inputs[self.source][:, : len(source)] = source
         tokens = np.zeros((self.batch, self.context), dtype=np.int64)
         for row, sequence in enumerate(sequences):
             tokens[row, : len(sequence)] = sequence
-        logits = self.session.run("forward", {"tokens": tokens})["logits"]
+        inputs[self.target] = tokens
+        logits = self.session.run("forward", inputs)["logits"]
         return [logits[row, len(sequence) - 1]
                 for row, sequence in enumerate(sequences)]
 
@@ -63,16 +83,18 @@ def score(total, length, alpha):
     return total / ((5.0 + length) / 6.0) ** alpha
 
 
-def search(forward, prompt, width, alpha, eos, max_new, context):
-    """Every finished hypothesis of `prompt` as (tokens, sum, end), in the
-    order they finished."""
+def search(forward, prompt, source, width, alpha, eos, max_new, context):
+    """Every finished hypothesis of `prompt` (continuing `source`'s target
+    for an encoder-decoder) as (tokens, sum, end), in the order they
+    finished."""
     limit = min(max_new, context - len(prompt))
     if limit == 0:
         return [([], 0.0, "length" if max_new == 0 else "context")]
     live = [([], 0.0)]  # (continuation, sum of log-probabilities)
     finished = []
     while True:
-        rows = forward.next_logits([prompt + tokens for tokens, _ in live])
+        rows = forward.next_logits([prompt + tokens for tokens, _ in live],
+                                   source)
         candidates = []
         for beam, ((tokens, total), logits) in enumerate(zip(live, rows)):
             for token, logp in enumerate(log_softmax(logits)):
@@ -138,17 +160,23 @@ def main():
 
     lib = runtime_api.load(args.runtime)
     artifact = runtime_api.Artifact(lib, args.tfm)
-    (_, _, (batch, context), _), = artifact.inputs("forward")
     session = runtime_api.Session(artifact)
     session.init_parameters(args.seed)
-    forward = Forward(session, batch, context)
+    forward = Forward(session, artifact)
+    eos = args.eos
+    if forward.source and eos is None:
+        eos = EOS
 
     ok = True
     stopped = 0
     for i, (prompt, line) in enumerate(zip(prompts, printed), 1):
-        finished = search(forward, list(prompt), args.beam,
-                          args.length_penalty, args.eos, args.max_new_tokens,
-                          context)
+        if forward.source:
+            prompt, source = [BOS], list(prompt)
+        else:
+            prompt, source = list(prompt), []
+        finished = search(forward, prompt, source, args.beam,
+                          args.length_penalty, eos, args.max_new_tokens,
+                          forward.context)
         (tokens, _, end), expected = best(finished, args.length_penalty)
         at_stop = sum(e == "eos" for _, _, e in finished)
         stopped += end == "eos"

@@ -1,14 +1,20 @@
 """Incremental decoding equals recomputing the whole sequence.
 
-Compiles a decoder-only spec for the CPU, initialises its parameters and, in
-one session of the runtime's C API, compares the logits of `prefill` and of
-`decode_step` after it with those of `forward` on the full sequences: at
-every position, within 1e-5. Each row's prompt has its own length (the rest
-of the prefill row is other tokens, as padding), and the steps then feed
-the sequence's following tokens, so rows are at different positions in the
-same step. Then `reorder_cache` permutes the cached sequences, and a step
-decodes each row as the sequence it came from. Prints one OK line per
-check, or MISMATCH with the worst element.
+Compiles a causal LM or encoder-decoder spec for the CPU, initialises its
+parameters and, in one session of the runtime's C API, compares the logits
+of `prefill` and of `decode_step` after it with those of `forward` on the
+full sequences: at every position, within 1e-5. Each row's prompt has its
+own length (the rest of the prefill row is other tokens, as padding), and
+the steps then feed the sequence's following tokens, so rows are at
+different positions in the same step. Then `reorder_cache` permutes the
+cached sequences, and a step decodes each row as the sequence it came from.
+
+An encoder-decoder (an artifact with `encode`) runs `encode` on the sources
+first; each source row is padded with zeros after a length of its own, and
+prefill, decode_step and forward take the same sources. Its target tokens
+are drawn from 1 up: a step does not mask the target's padding
+(docs/generation.md). Prints one OK line per check, or MISMATCH with the
+worst element.
 """
 import argparse
 import json
@@ -60,7 +66,13 @@ def main():
         if name not in entries:
             print(f"MISMATCH {args.model}: no '{name}' entry point")
             return 1
-    tokens_info = entries["forward"]["inputs"][0]
+    forward_inputs = entries["forward"]["inputs"]
+    source_names = [i["name"] for i in entries.get("encode", {}).get(
+        "inputs", [])]
+    tokens_info, = [i for i in forward_inputs
+                    if i["name"] not in source_names]
+    target = tokens_info["name"]
+    logits_name = entries["prefill"]["outputs"][0]["name"]
     batch, length = tokens_info["shape"]
     vocab = tokens_info["max_value"] + 1
     print(f"{args.model}: cache of {len(manifest['cache'])} tensors, "
@@ -69,8 +81,26 @@ def main():
     session = runtime_api.Session(artifact)
     session.init_parameters(7)
     rng = np.random.default_rng(11)
-    tokens = rng.integers(0, vocab, size=(batch, length), dtype=np.int64)
-    full = session.run("forward", {"tokens": tokens})["logits"]
+    # Sources padded after lengths from 1 to the whole row.
+    sources = {}
+    for info in forward_inputs:
+        if info["name"] not in source_names:
+            continue
+        rows, columns = info["shape"]
+        source = rng.integers(1, info["max_value"] + 1, size=(rows, columns),
+                              dtype=np.int64)
+        for row, used in enumerate(np.linspace(1, columns, rows).astype(int)):
+            source[row, used:] = 0
+        sources[info["name"]] = source
+    low = 1 if sources else 0
+    tokens = rng.integers(low, vocab, size=(batch, length), dtype=np.int64)
+
+    def run(entry, **inputs):
+        return session.run(entry, {**sources, **inputs})
+
+    full = run("forward", **{target: tokens})[logits_name]
+    if sources:
+        run("encode")
 
     # Prompts of different lengths: one token in the first row (which then
     # decodes every other position), the whole sequence in the last; the
@@ -79,9 +109,9 @@ def main():
     prompt[0], prompt[-1] = 1, length
     padded = tokens.copy()
     for row in range(batch):
-        padded[row, prompt[row]:] = rng.integers(0, vocab,
+        padded[row, prompt[row]:] = rng.integers(low, vocab,
                                                  length - prompt[row])
-    prefilled = session.run("prefill", {"tokens": padded})["logits"]
+    prefilled = run("prefill", **{target: padded})[logits_name]
     ok = True
     for row in range(batch):
         ok &= compare(f"{args.model} prefill row {row}, "
@@ -95,9 +125,9 @@ def main():
     position = prompt.copy()
     while (position < length).any():
         at = np.minimum(position, length - 1)
-        step = session.run("decode_step", {
-            "tokens": tokens[np.arange(batch), at].reshape(batch, 1),
-            "positions": at.astype(np.int64)})["logits"]
+        step = run("decode_step", **{
+            target: tokens[np.arange(batch), at].reshape(batch, 1),
+            "positions": at.astype(np.int64)})[logits_name]
         for row in np.nonzero(position < length)[0]:
             ok &= compare(f"{args.model} decode_step {steps} row {row} "
                           f"position {position[row]}", step[row, 0],
@@ -110,12 +140,14 @@ def main():
     # twice, one dropped) decode as the rows they came from.
     beams = np.roll(np.arange(batch), 1)
     beams[0] = beams[-1]
-    session.run("prefill", {"tokens": tokens})
+    run("prefill", **{target: tokens})
     session.run("reorder_cache", {"beams": beams.astype(np.int64)})
     at = np.full(batch, length - 1, dtype=np.int64)
-    step = session.run("decode_step", {
-        "tokens": tokens[beams, length - 1].reshape(batch, 1),
-        "positions": at})["logits"]
+    # The sources move with their rows' caches.
+    sources = {name: source[beams] for name, source in sources.items()}
+    step = run("decode_step", **{
+        target: tokens[beams, length - 1].reshape(batch, 1),
+        "positions": at})[logits_name]
     for row in range(batch):
         ok &= compare(f"{args.model} reorder_cache row {row} from "
                       f"{beams[row]}", step[row, 0],

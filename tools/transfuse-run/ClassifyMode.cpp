@@ -53,7 +53,7 @@ std::string describe(const float *scores, int64_t classes) {
 void classify(const Artifact &artifact, Session &session,
               const ClassifyModeOptions &options) {
   Classifier model = classifierOf(artifact);
-  Tokenizer tokenizer(model.maxTokenId, options.weights);
+  Tokenizer tokenizer(model.maxTokenId, options.weights, options.tokenIds);
   std::vector<std::vector<int64_t>> examples =
       readTokenLines(options.examples, "--classify", tokenizer,
                      [&](const std::vector<int64_t> &tokens) {

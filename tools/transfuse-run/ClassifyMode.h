@@ -14,6 +14,8 @@ struct ClassifyModeOptions {
   std::string examples;
   /// The weights file, whose metadata may hold a vocabulary.
   std::optional<std::string> weights;
+  /// Lines are token ids (Tokenizer).
+  bool tokenIds = false;
 };
 
 /// Tokenises every line (as --text does), runs a classifier's forward on

@@ -38,25 +38,34 @@ size_t chunks(size_t prompts, int64_t promptsPerChunk) {
   return (prompts + promptsPerChunk - 1) / static_cast<size_t>(promptsPerChunk);
 }
 
-std::vector<Line> sample(Generator &generator,
-                         const std::vector<std::vector<int64_t>> &prompts,
+/// The reserved ids of transfuse-data (docs/data.md): an encoder-decoder's
+/// target starts with BOS and ends before EOS.
+constexpr int64_t kBos = 2, kEos = 3;
+
+/// What the model continues: the prompts, and an encoder-decoder's sources.
+struct Requests {
+  std::vector<std::vector<int64_t>> prompts, sources;
+};
+
+std::vector<Line> sample(Generator &generator, const Requests &requests,
                          GenerateOptions options) {
   options.progress = progressReporter(
-      "generated", chunks(prompts.size(), generator.batchSize()));
+      "generated", chunks(requests.prompts.size(), generator.batchSize()));
   std::vector<Line> lines;
-  for (Continuation &continuation : generator.generate(prompts, options))
+  for (Continuation &continuation :
+       generator.generate(requests.prompts, options, requests.sources))
     lines.push_back({std::move(continuation.tokens), continuation.end, {}});
   return lines;
 }
 
-std::vector<Line> searchBeams(BeamSearch &search,
-                              const std::vector<std::vector<int64_t>> &prompts,
+std::vector<Line> searchBeams(BeamSearch &search, const Requests &requests,
                               BeamSearchOptions options, bool scores) {
   options.progress = progressReporter(
-      "generated",
-      chunks(prompts.size(), search.promptsPerChunk(options.beamWidth)));
+      "generated", chunks(requests.prompts.size(),
+                          search.promptsPerChunk(options.beamWidth)));
   std::vector<Line> lines;
-  for (BeamSearchResult &result : search.search(prompts, options)) {
+  for (BeamSearchResult &result :
+       search.search(requests.prompts, options, requests.sources)) {
     Hypothesis &best = result.hypotheses.front();
     lines.push_back(
         {std::move(best.tokens), best.end,
@@ -69,26 +78,46 @@ std::vector<Line> searchBeams(BeamSearch &search,
 
 void generate(Session &session, const GenerateModeOptions &options) {
   Generator generator(session);
+  GenerateOptions generation = options.generation;
+  std::optional<BeamSearchOptions> beam = options.beam;
+  if (generator.encodes() && !generation.eos) {
+    generation.eos = kEos;
+    if (beam)
+      beam->eos = kEos;
+  }
   // Beam search's own checks (reorder_cache, the width against the batch)
   // come before the prompts are read, which may be from a terminal.
   std::optional<BeamSearch> search;
-  if (options.beam) {
+  if (beam) {
     search.emplace(session);
-    search->check(*options.beam);
+    search->check(*beam);
   }
-  Tokenizer tokenizer(generator.maxTokenId(), options.weights);
+  Tokenizer tokenizer(generator.encodes() ? generator.maxSourceId()
+                                          : generator.maxTokenId(),
+                      options.weights, options.tokenIds);
 
-  std::vector<std::vector<int64_t>> prompts =
+  // An encoder-decoder's lines are sources, each translated from BOS.
+  Requests requests;
+  std::vector<std::vector<int64_t>> lines =
       readTokenLines(options.prompts, "--prompts", tokenizer,
-                     [&](const std::vector<int64_t> &prompt) {
-                       generator.checkPrompt(prompt);
+                     [&](const std::vector<int64_t> &line) {
+                       if (generator.encodes())
+                         generator.checkSource(line);
+                       else
+                         generator.checkPrompt(line);
                      });
-  std::vector<Line> lines =
-      search ? searchBeams(*search, prompts, *options.beam, options.scores)
-             : sample(generator, prompts, options.generation);
+  if (generator.encodes()) {
+    requests.sources = std::move(lines);
+    requests.prompts.assign(requests.sources.size(), {kBos});
+  } else {
+    requests.prompts = std::move(lines);
+  }
+  std::vector<Line> results =
+      search ? searchBeams(*search, requests, *beam, options.scores)
+             : sample(generator, requests, generation);
 
   size_t cut = 0;
-  for (const Line &line : lines) {
+  for (const Line &line : results) {
     cut += line.end == Continuation::End::Context;
     // std::to_string formats a double as %f: six decimals.
     std::string text = line.score ? std::to_string(*line.score) + "\t" : "";
@@ -104,7 +133,7 @@ void generate(Session &session, const GenerateModeOptions &options) {
                  "warning: %zu of %zu continuations stopped at the model's "
                  "context of %lld tokens, which holds the prompt and the "
                  "continuation together\n",
-                 cut, lines.size(),
+                 cut, results.size(),
                  static_cast<long long>(generator.context()));
 }
 

@@ -15,6 +15,8 @@ struct GenerateModeOptions {
   std::optional<std::string> prompts;
   /// The weights file, whose metadata may hold a vocabulary.
   std::optional<std::string> weights;
+  /// Prompts and continuations are token ids (Tokenizer).
+  bool tokenIds = false;
   /// Greedy search or sampling, unless `beam` is given.
   GenerateOptions generation;
   /// Beam search instead, each prompt continued by its best hypothesis.
@@ -28,7 +30,10 @@ struct GenerateModeOptions {
 /// and writes one line per prompt to stdout: its continuation, with `\`
 /// written `\\`, a line feed `\n` and a carriage return `\r`, after
 /// `SCORE<TAB>` (%.6f) with `scores`. Progress goes to stderr when it is a
-/// terminal or when the prompts take more than one batch. Throws
+/// terminal or when the prompts take more than one batch. For an
+/// encoder-decoder, each line is a source, run through encode, and the
+/// prompt BOS (id 2); the stop token is EOS (id 3) unless the options name
+/// one. Throws
 /// transfuse::Error or std::runtime_error with a message for the user; a bad
 /// prompt is named FILE:LINE.
 void generate(Session &session, const GenerateModeOptions &options);

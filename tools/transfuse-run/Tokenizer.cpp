@@ -9,9 +9,9 @@
 namespace transfuse::text {
 
 Tokenizer::Tokenizer(int64_t maxTokenId,
-                     const std::optional<std::string> &weights)
-    : bytes_(maxTokenId == 255) {
-  if (bytes_)
+                     const std::optional<std::string> &weights, bool tokenIds)
+    : tokenIds_(tokenIds), bytes_(!tokenIds && maxTokenId == 255) {
+  if (bytes_ || tokenIds_)
     return;
   std::optional<std::string> vocabulary;
   if (weights)
@@ -31,6 +31,20 @@ Tokenizer::Tokenizer(int64_t maxTokenId,
 
 std::vector<int64_t> Tokenizer::encode(const std::string &text) const {
   std::vector<int64_t> result;
+  if (tokenIds_) {
+    std::istringstream words(text);
+    std::string word;
+    while (words >> word) {
+      // At most 18 digits: below INT64_MAX, and any id too large for the
+      // model is still refused by its range check.
+      if (word.size() > 18 ||
+          word.find_first_not_of("0123456789") != std::string::npos)
+        throw std::runtime_error("'" + word +
+                                 "' is not a token id (an integer from 0)");
+      result.push_back(std::stoll(word));
+    }
+    return result;
+  }
   if (bytes_) {
     for (unsigned char byte : text)
       result.push_back(byte);
@@ -59,7 +73,9 @@ std::string Tokenizer::decode(const std::vector<int64_t> &ids) const {
     }
     if (!result.empty())
       result.push_back(' ');
-    if (id >= 0 && id < static_cast<int64_t>(words_.size()))
+    if (tokenIds_)
+      result += std::to_string(id);
+    else if (id >= 0 && id < static_cast<int64_t>(words_.size()))
       result += words_[id];
     else
       result += "<id:" + std::to_string(id) + ">";

@@ -8,10 +8,12 @@
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --generate
 //                 [--prompts FILE] [--max-new-tokens N] [--temperature T]
 //                 [--top-k K] [--top-p P] [--sample-seed N] [--eos ID]
+//                 [--token-ids]
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --generate --beam W
 //                 [--length-penalty A] [--scores] [--prompts FILE]
-//                 [--max-new-tokens N] [--eos ID]
+//                 [--max-new-tokens N] [--eos ID] [--token-ids]
 //   transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE
+//                 [--token-ids]
 //
 // Loads the model, takes its parameters from --weights (or initialises them
 // from --seed, 0 by default), binds every tensor of --inputs by name to the
@@ -52,11 +54,13 @@ const char *const kUsage =
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --generate\n"
     "                     [--prompts FILE] [--max-new-tokens N]\n"
     "                     [--temperature T] [--top-k K] [--top-p P]\n"
-    "                     [--sample-seed N] [--eos ID]\n"
+    "                     [--sample-seed N] [--eos ID] [--token-ids]\n"
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --generate\n"
     "                     --beam W [--length-penalty A] [--scores]\n"
     "                     [--prompts FILE] [--max-new-tokens N] [--eos ID]\n"
+    "                     [--token-ids]\n"
     "       transfuse-run MODEL.tfm [--weights W.safetensors] --classify FILE\n"
+    "                     [--token-ids]\n"
     "\n"
     "Runs entry point NAME (default: forward) of a compiled model and writes\n"
     "its outputs to OUT. Parameters come from W, or are initialised from the\n"
@@ -67,21 +71,26 @@ const char *const kUsage =
     "and prints the predicted class and its probabilities, or continues the\n"
     "text greedily for N tokens (default 64, at most 1048576).\n"
     "With --generate, continues each line of FILE (default: stdin) by up to\n"
-    "N tokens with a decoder-only language model's prefill and decode_step,\n"
-    "and writes one line per prompt: the continuation, with \\ written \\\\,\n"
+    "N tokens with a language model's prefill and decode_step, and writes\n"
+    "one line per prompt: the continuation, with \\ written \\\\,\n"
     "a line feed \\n and a carriage return \\r. T = 0 (the default) picks\n"
     "the likeliest token; above 0 it samples softmax(logits / T), from the\n"
     "K likeliest tokens (0: all, the default) and within those from the\n"
     "fewest whose probability reaches P (default 1), reproducibly for a\n"
     "given --sample-seed (default 0). A continuation ends before token ID,\n"
-    "and where the prompt and it fill the model's context.\n"
+    "and where the prompt and it fill the model's context. For an\n"
+    "encoder-decoder each line is a source, and its line of output the\n"
+    "target generated from BOS (id 2), ending before EOS (id 3) unless\n"
+    "--eos names another.\n"
     "With --beam, continues each prompt by beam search of width W (at most\n"
     "the model's batch) instead of sampling: the hypothesis of the best\n"
     "sum of log-probabilities divided by ((5 + length) / 6)^A (A >= 0,\n"
     "default 0); --scores starts each line with that score and a tab.\n"
     "With --classify, runs a classifier on each line of FILE (- for stdin)\n"
     "and writes one line per example: the class, a tab and the probability\n"
-    "of every class.\n";
+    "of every class.\n"
+    "With --token-ids, the lines --generate and --classify read, and those\n"
+    "--generate writes, are token ids in decimal, separated by spaces.\n";
 
 /// Each new token is a forward pass: a million take long already.
 constexpr uint64_t kMaxNewTokens = 1 << 20;
@@ -107,6 +116,7 @@ struct Options {
   std::optional<int64_t> beam;
   double lengthPenalty = 0;
   bool scores = false;
+  bool tokenIds = false;
   /// The first option given that only --generate takes, that only --beam
   /// takes, and that only sampling takes.
   std::optional<std::string> generateOnly, beamOnly, samplingOnly;
@@ -209,6 +219,8 @@ Options parseOptions(int argc, char **argv) {
       options.scores = true;
     } else if (flag == "--classify")
       options.classify = takeValue();
+    else if (flag == "--token-ids" && !inlineValue)
+      options.tokenIds = true;
     else if (flag == "--prompts" || flag == "--temperature" ||
              flag == "--top-k" || flag == "--top-p" ||
              flag == "--sample-seed" || flag == "--eos") {
@@ -249,6 +261,8 @@ Options parseOptions(int argc, char **argv) {
     throw UsageError{*options.generateOnly + " needs --generate"};
   if (options.classify && (options.text || options.generate))
     throw UsageError{"--classify excludes --text and --generate"};
+  if (options.tokenIds && !options.generate && !options.classify)
+    throw UsageError{"--token-ids needs --generate or --classify"};
   if (options.classify && (options.outputs || options.inputs))
     throw UsageError{"--classify takes the place of --inputs and --outputs"};
   if (!options.outputs && !options.text && !options.generate &&
@@ -350,14 +364,15 @@ int main(int argc, char **argv) {
       std::optional<transfuse::BeamSearchOptions> beam;
       if (options.beam)
         beam = beamOptions(options);
-      transfuse::text::generate(session,
-                                {options.prompts, options.weights,
-                                 options.generation, beam, options.scores});
+      transfuse::text::generate(session, {options.prompts, options.weights,
+                                          options.tokenIds, options.generation,
+                                          beam, options.scores});
       return 0;
     }
     if (options.classify) {
-      transfuse::text::classify(artifact, session,
-                                {*options.classify, options.weights});
+      transfuse::text::classify(
+          artifact, session,
+          {*options.classify, options.weights, options.tokenIds});
       return 0;
     }
     if (options.text) {

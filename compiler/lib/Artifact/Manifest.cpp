@@ -166,8 +166,9 @@ FailureOr<ArtifactInfo> describeArtifact(ModuleOp module) {
         TensorInfo{cache.getSymName().str(), dtypeName(type.getElementType()),
                    llvm::to_vector(type.getShape()), std::nullopt});
   }
-  for (StringRef name : {"forward", "prefill", "decode_step", "reorder_cache",
-                         "loss", "loss_and_grads", "train_step"}) {
+  for (StringRef name :
+       {"forward", "encode", "prefill", "decode_step", "reorder_cache", "loss",
+        "loss_and_grads", "train_step"}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func)
       continue;

@@ -180,20 +180,27 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
   if (spec.key_padding())
     roles += spec.cross() ? ", memory token ids" : ", token ids";
   size_t arity = 1 + spec.cross() + spec.key_padding();
-  if (failed(checkArity(site, inputs, arity, roles)) ||
-      failed(checkSequence(site, inputs[0], "the query input")))
+  if (failed(checkArity(site, inputs, arity, roles)))
     return failure();
+  // In the decoding entry points of an encoder-decoder, one side of a
+  // cross-attention layer is not built: encode has no query, prefill and a
+  // step no memory.
   Value x = inputs[0];
   Value memory = spec.cross() ? inputs[1] : x;
-  if (spec.cross() && failed(checkSequence(site, memory, "the memory")))
+  if (x && failed(checkSequence(site, x, "the query input")))
     return failure();
-  ArrayRef<int64_t> xShape = GraphBuilder::shape(x);
-  ArrayRef<int64_t> memShape = GraphBuilder::shape(memory);
+  if (spec.cross() && memory &&
+      failed(checkSequence(site, memory, "the memory")))
+    return failure();
+  ArrayRef<int64_t> xShape = GraphBuilder::shape(x ? x : memory);
   int64_t batch = xShape[0], dModel = xShape[2];
-  if (memShape[0] != batch || memShape[2] != dModel)
-    return site.error() << "memory " << formatShape(memShape)
-                        << " does not match the query input "
-                        << formatShape(xShape) << " in batch and width";
+  if (x && memory) {
+    ArrayRef<int64_t> memShape = GraphBuilder::shape(memory);
+    if (memShape[0] != batch || memShape[2] != dModel)
+      return site.error() << "memory " << formatShape(memShape)
+                          << " does not match the query input "
+                          << formatShape(xShape) << " in batch and width";
+  }
 
   if (spec.heads() <= 0)
     return site.errorAt("attention", "heads") << "heads must be positive";
@@ -218,41 +225,48 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
     tokens = inputs.back();
     if (failed(checkTokens(site, tokens, "the key padding input")))
       return failure();
+    int64_t keys = memory ? GraphBuilder::shape(memory)[1]
+                          : GraphBuilder::shape(tokens)[1];
     ArrayRef<int64_t> tokenShape = GraphBuilder::shape(tokens);
-    if (tokenShape != ArrayRef<int64_t>{batch, memShape[1]})
+    if (tokenShape != ArrayRef<int64_t>{batch, keys})
       return site.error() << "key padding token ids must be "
-                          << formatShape({batch, memShape[1]}) << ", got "
+                          << formatShape({batch, keys}) << ", got "
                           << formatShape(tokenShape);
   }
 
   OpBuilder &b = graph.builder();
   Location loc = site.loc;
   int64_t heads = spec.heads(), width = heads * keyDim;
-  FailureOr<Value> q = graph.linear(site, x, orDefault(spec.q_name(), "w_q"),
-                                    width, spec.q_bias() || !spec.has_q_bias());
-  if (failed(q))
+  // The projections in the order parameters are declared: query, key,
+  // value.
+  FailureOr<Value> q, k, v;
+  if (x && failed(q = graph.linear(site, x, orDefault(spec.q_name(), "w_q"),
+                                   width, spec.q_bias() || !spec.has_q_bias())))
     return failure();
-  FailureOr<Value> k =
-      graph.linear(site, memory, orDefault(spec.k_name(), "w_k"), width,
-                   spec.k_bias() || !spec.has_k_bias());
-  if (failed(k))
+  if (memory &&
+      (failed(k = graph.linear(site, memory, orDefault(spec.k_name(), "w_k"),
+                               width, spec.k_bias() || !spec.has_k_bias())) ||
+       failed(v = graph.linear(site, memory, orDefault(spec.v_name(), "w_v"),
+                               width, spec.v_bias() || !spec.has_v_bias()))))
     return failure();
-  FailureOr<Value> v =
-      graph.linear(site, memory, orDefault(spec.v_name(), "w_v"), width,
-                   spec.v_bias() || !spec.has_v_bias());
-  if (failed(v))
-    return failure();
-  Value query = splitHeads(b, loc, *q, heads);
-  Value key = splitHeads(b, loc, *k, heads);
-  Value value = splitHeads(b, loc, *v, heads);
-
+  Value query = x ? splitHeads(b, loc, *q, heads) : Value();
+  Value key = memory ? splitHeads(b, loc, *k, heads) : Value();
+  Value value = memory ? splitHeads(b, loc, *v, heads) : Value();
   if (spec.scaling() == spec::SCALE_QUERY_KEY) {
     double root = std::pow(scaleDim, 0.25);
-    query = graph.withScalar<nn::DivOp>(loc, query, root);
-    key = graph.withScalar<nn::DivOp>(loc, key, root);
+    if (query)
+      query = graph.withScalar<nn::DivOp>(loc, query, root);
+    if (key)
+      key = graph.withScalar<nn::DivOp>(loc, key, root);
   }
-  if (failed(useKeyValueCache(graph, site, key, value)))
+  LogicalResult cached = spec.cross()
+                             ? useCrossAttentionCache(graph, site, key, value)
+                             : useKeyValueCache(graph, site, key, value);
+  if (failed(cached))
     return failure();
+  // encode keeps only the keys and values.
+  if (!query)
+    return Value();
   Value keyT =
       nn::TransposeOp::create(b, loc, key, ArrayRef<int64_t>{0, 1, 3, 2});
   Value scores = nn::MatmulOp::create(b, loc, query, keyT);
@@ -261,23 +275,26 @@ FailureOr<Value> buildAttention(GraphBuilder &graph, const LayerSite &site,
 
   double maskValue = spec.has_mask_value() ? spec.mask_value() : -1e9;
   FloatAttr fill = b.getF64FloatAttr(maskValue);
-  if (spec.causal() && graph.decoding().mode == DecodingMode::Step) {
+  bool step = graph.decoding().mode == DecodingMode::Step;
+  int64_t keys = GraphBuilder::shape(key)[2];
+  if (spec.causal() && step) {
     scores = nn::MaskedFillOp::create(b, loc, scores,
                                       futureCacheRows(graph, loc), fill);
   } else if (spec.causal()) {
-    auto maskType =
-        RankedTensorType::get({xShape[1], memShape[1]}, b.getI1Type());
+    auto maskType = RankedTensorType::get({xShape[1], keys}, b.getI1Type());
     Value future =
         nn::TriangularMaskOp::create(b, loc, maskType, b.getI64IntegerAttr(1));
     scores = nn::MaskedFillOp::create(b, loc, scores, future, fill);
   }
-  if (tokens) {
+  // A step's own token is not padding (docs/generation.md), and the keys
+  // before it were masked or not as prefill and the steps before saw them.
+  if (tokens && !(step && !spec.cross())) {
     Value pad = graph.scalar(loc, double(spec.pad_id()),
                              GraphBuilder::elementType(tokens));
     Value isPad =
         nn::CompareOp::create(b, loc, tokens, pad, nn::ComparePredicate::eq);
-    Value keyMask = nn::ReshapeOp::create(
-        b, loc, isPad, ArrayRef<int64_t>{batch, 1, 1, memShape[1]});
+    Value keyMask = nn::ReshapeOp::create(b, loc, isPad,
+                                          ArrayRef<int64_t>{batch, 1, 1, keys});
     scores = nn::MaskedFillOp::create(b, loc, scores, keyMask, fill);
   }
   Value probs = nn::SoftmaxOp::create(b, loc, scores, b.getI64IntegerAttr(3));

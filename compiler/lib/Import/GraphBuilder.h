@@ -48,10 +48,13 @@ struct LayerSite {
 
 /// Which function the layers are built into: the whole sequence at once
 /// (`forward`), or one of the incremental decoding entry points, which keep
-/// each self-attention layer's keys and values in an `nn.cache`.
+/// each attention layer's keys and values in an `nn.cache`.
 enum class DecodingMode {
   /// `forward`: no cache.
   None,
+  /// `encode`: the layers that do not depend on the target, storing each
+  /// cross-attention layer's keys and values of the memory.
+  Encode,
   /// `prefill`: as forward, storing the keys and values of every position.
   Prefill,
   /// `decode_step`: one new token per sequence at `positions`, appended to
@@ -63,8 +66,19 @@ struct Decoding {
   DecodingMode mode = DecodingMode::None;
   /// Step: i64 [batch], the position of each sequence's new token.
   Value positions;
-  /// The positions the cache holds: the spec's sequence length.
+  /// The positions a self-attention cache holds: the target's length.
   int64_t capacity = 0;
+};
+
+/// How a model decodes incrementally.
+struct DecodingPlan {
+  /// The index of the target tokens input, decoded one position at a time.
+  int target = -1;
+  /// Whether cross-attention reads memory computed without the target, so
+  /// that `encode` computes it.
+  bool encodes = false;
+  /// Why the model cannot decode incrementally; "" when it can.
+  std::string why;
 };
 
 /// PyTorch's default initialisation of a parameter, used when the spec does
@@ -78,6 +92,7 @@ public:
       : spec(spec), module(module), b(builder), decoding_(decoding) {}
 
   const spec::Spec &getSpec() const { return spec; }
+  mlir::ModuleOp getModule() const { return module; }
   mlir::OpBuilder &builder() { return b; }
   const Decoding &decoding() const { return decoding_; }
 
@@ -144,16 +159,23 @@ FailureOr<llvm::SmallVector<Value>>
 buildPrimitiveLayer(GraphBuilder &graph, const LayerSite &site,
                     llvm::ArrayRef<Value> inputs);
 
-/// Why the model cannot be built as `prefill` and `decode_step`, or "" when
-/// it can: one [batch, seq] i64 input, one output, causal self-attention
-/// without padding masks, and every other layer position-wise.
-std::string whyNoDecoding(const spec::Model &model);
-/// In a decoding entry point, keeps the keys and values of an attention
+/// Whether and how the model can be built as `prefill` and `decode_step`:
+/// one output, depending on a [batch, seq] i64 input (the target) through
+/// causal self-attention, cross-attention to memory computed without the
+/// target, and position-wise layers.
+DecodingPlan planDecoding(const spec::Model &model);
+/// In prefill or a step, keeps the keys and values of a self-attention
 /// layer (`[b, h, s, d]`, as the scores use them) in its caches: prefill
 /// stores them, a step appends them at the positions and replaces them by
-/// the whole caches. Does nothing in forward.
+/// the whole caches. Does nothing in forward and encode.
 mlir::LogicalResult useKeyValueCache(GraphBuilder &graph, const LayerSite &site,
                                      Value &key, Value &value);
+/// The keys and values of a cross-attention layer in a decoding entry
+/// point: encode stores them (`key` and `value` computed from the memory),
+/// prefill and a step set `key` and `value` to the stored ones.
+mlir::LogicalResult useCrossAttentionCache(GraphBuilder &graph,
+                                           const LayerSite &site, Value &key,
+                                           Value &value);
 /// Step: the i1 `[b, 1, 1, capacity]` mask, true on the cache rows after
 /// each sequence's position (the causal mask of one query per sequence).
 Value futureCacheRows(GraphBuilder &graph, Location loc);

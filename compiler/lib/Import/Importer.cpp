@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -46,10 +47,15 @@ private:
                                         ArrayRef<Type> inputTypes,
                                         ArrayRef<std::string> inputNames,
                                         import::Decoding decoding);
-  /// `prefill`, `decode_step` and `reorder_cache` for a decoder-only model
-  /// whose forward gives an output per position; nothing for any other.
-  LogicalResult buildDecodingEntryPoints(func::FuncOp forward,
-                                         StringRef tokensName);
+  /// `encode` for an encoder-decoder, and `prefill`, `decode_step` and
+  /// `reorder_cache`, for a model that decodes incrementally and whose
+  /// forward gives an output per target position; nothing for any other.
+  LogicalResult buildDecodingEntryPoints(func::FuncOp forward);
+  /// Whether the decoding entry point being built leaves out the layer of
+  /// `inputs`: encode those that depend on the target (but for keeping the
+  /// memory's keys and values in cross-attention), prefill and a step those
+  /// that do not.
+  bool skipsLayer(const spec::Layer &layer, ArrayRef<Value> inputs);
 
   Location fileLoc(const SpecCursor &cursor) { return cursor.getLoc(); }
   GraphBuilder &graph() { return *graphBuilder; }
@@ -66,7 +72,23 @@ private:
   llvm::StringMap<int> blocks;
   llvm::StringSet<> orderedBlocks;
   SmallVector<std::string> activeBlocks;
+  /// How the decoding entry points are built.
+  import::DecodingPlan plan;
+  /// prefill and decode_step: the values that depend on the target tokens.
+  llvm::DenseSet<Value> fromTarget;
 };
+
+bool Importer::skipsLayer(const spec::Layer &layer, ArrayRef<Value> inputs) {
+  import::DecodingMode mode = graph().decoding().mode;
+  if (mode == import::DecodingMode::None || layer.has_block())
+    return false;
+  if (mode == import::DecodingMode::Encode) {
+    // The target tokens and what depends on them are not built.
+    bool needsTarget = llvm::any_of(inputs, [](Value v) { return !v; });
+    return needsTarget && !(layer.has_attention() && layer.attention().cross());
+  }
+  return llvm::none_of(inputs, [&](Value v) { return fromTarget.contains(v); });
+}
 
 LogicalResult Importer::declareInput(const SpecCursor &cursor,
                                      const spec::Input &input,
@@ -142,6 +164,11 @@ LogicalResult Importer::buildLayer(const SpecCursor &cursor,
   SmallVector<Value> inputs;
   for (const std::string &name : layer.inputs())
     inputs.push_back(tensors.lookup(name));
+  if (skipsLayer(layer, inputs)) {
+    for (const std::string &name : layer.outputs())
+      tensors[name] = Value();
+    return success();
+  }
   FailureOr<SmallVector<Value>> outputs =
       layer.has_block() ? buildBlockCall(site, inputs)
                         : import::buildCompositeLayer(graph(), site, inputs);
@@ -151,8 +178,11 @@ LogicalResult Importer::buildLayer(const SpecCursor &cursor,
     return site.error() << "produces " << outputs->size() << " output"
                         << (outputs->size() == 1 ? "" : "s") << " but names "
                         << layer.outputs_size();
-  for (auto [name, value] : llvm::zip(layer.outputs(), *outputs))
+  for (auto [name, value] : llvm::zip(layer.outputs(), *outputs)) {
     tensors[name] = value;
+    if (!layer.has_block() && value)
+      fromTarget.insert(value);
+  }
   if (imported && !layer.has_block() &&
       graph().decoding().mode == import::DecodingMode::None)
     imported->push_back({path, kind});
@@ -217,15 +247,17 @@ FailureOr<SmallVector<Value>> Importer::buildBlockCall(const LayerSite &site,
       return failure();
     outputs.clear();
     for (auto [k, name] : llvm::enumerate(block.outputs())) {
-      Value value = tensors.lookup(name);
-      if (!value)
+      // A decoding entry point leaves the outputs of the layers it skips
+      // null.
+      if (!tensors.contains(name))
         return emitError(blockCursor.locationOf("outputs", k))
                << blockCursor.pathOf("outputs", k) << ": block '"
                << block.name() << "' output '" << name
                << "' is not produced by its layers";
-      outputs.push_back(value);
+      outputs.push_back(tensors.lookup(name));
     }
-    if (instances > 1 && outputs[0].getType() != current[0].getType())
+    if (instances > 1 && outputs[0] && current[0] &&
+        outputs[0].getType() != current[0].getType())
       return site.error() << "block '" << block.name()
                           << "' cannot be repeated: its first output "
                           << outputs[0].getType()
@@ -249,6 +281,10 @@ Importer::buildFunction(StringRef name, ArrayRef<Type> inputTypes,
   builder.setInsertionPointToStart(body);
   if (decoding.mode == import::DecodingMode::Step)
     decoding.positions = body->getArguments().back();
+  fromTarget.clear();
+  if (decoding.mode == import::DecodingMode::Prefill ||
+      decoding.mode == import::DecodingMode::Step)
+    fromTarget.insert(body->getArgument(plan.target));
   graphBuilder =
       std::make_unique<GraphBuilder>(spec, *module, builder, decoding);
 
@@ -261,7 +297,10 @@ Importer::buildFunction(StringRef name, ArrayRef<Type> inputTypes,
     return failure();
 
   SmallVector<Value> results;
+  // encode keeps what it computes in caches.
   for (auto [k, name] : llvm::enumerate(model.outputs())) {
+    if (decoding.mode == import::DecodingMode::Encode)
+      break;
     Value value = tensors.lookup(name);
     if (!value)
       return emitError(root.locationOf("outputs", k))
@@ -272,30 +311,47 @@ Importer::buildFunction(StringRef name, ArrayRef<Type> inputTypes,
   func::ReturnOp::create(builder, root.getLoc(), results);
   func.setType(
       builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
-  for (auto [k, name] : llvm::enumerate(model.outputs()))
-    func.setResultAttr(k, "nn.name", builder.getStringAttr(name));
+  for (auto [k, result] : llvm::enumerate(results))
+    func.setResultAttr(k, "nn.name", builder.getStringAttr(model.outputs(k)));
   return func;
 }
 
-LogicalResult Importer::buildDecodingEntryPoints(func::FuncOp forward,
-                                                 StringRef tokensName) {
-  if (!decoding || !import::whyNoDecoding(model).empty())
+LogicalResult Importer::buildDecodingEntryPoints(func::FuncOp forward) {
+  if (!decoding)
     return success();
-  auto tokens = cast<RankedTensorType>(forward.getArgumentTypes()[0]);
+  plan = import::planDecoding(model);
+  if (!plan.why.empty())
+    return success();
+  auto tokens = cast<RankedTensorType>(forward.getArgumentTypes()[plan.target]);
   auto logits = dyn_cast<RankedTensorType>(forward.getResultTypes()[0]);
-  // Logits per position, [batch, seq, ...].
+  // Logits per target position, [batch, seq, ...].
   if (!logits || logits.getRank() < 3 ||
       logits.getShape().take_front(2) != tokens.getShape())
     return success();
   int64_t batch = tokens.getDimSize(0), capacity = tokens.getDimSize(1);
+  SmallVector<Type> types(forward.getArgumentTypes());
+  SmallVector<std::string> names;
+  for (const spec::Input &input : model.inputs())
+    names.push_back(input.name());
+
+  if (plan.encodes) {
+    // The source inputs: every one but the target.
+    SmallVector<Type> sourceTypes(types);
+    SmallVector<std::string> sourceNames(names);
+    sourceTypes.erase(sourceTypes.begin() + plan.target);
+    sourceNames.erase(sourceNames.begin() + plan.target);
+    import::Decoding encode{import::DecodingMode::Encode, {}, capacity};
+    if (failed(buildFunction("encode", sourceTypes, sourceNames, encode)))
+      return failure();
+  }
   import::Decoding prefill{import::DecodingMode::Prefill, {}, capacity};
-  if (failed(buildFunction("prefill", {tokens}, {tokensName.str()}, prefill)))
+  if (failed(buildFunction("prefill", types, names, prefill)))
     return failure();
-  auto one = RankedTensorType::get({batch, 1}, tokens.getElementType());
-  auto positions = RankedTensorType::get({batch}, builder.getI64Type());
+  types[plan.target] = RankedTensorType::get({batch, 1}, builder.getI64Type());
+  types.push_back(RankedTensorType::get({batch}, builder.getI64Type()));
+  names.push_back("positions");
   import::Decoding step{import::DecodingMode::Step, {}, capacity};
-  if (failed(buildFunction("decode_step", {one, positions},
-                           {tokensName.str(), "positions"}, step)))
+  if (failed(buildFunction("decode_step", types, names, step)))
     return failure();
   import::buildReorderCache(*module, batch);
   return success();
@@ -331,7 +387,7 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
   if (model.has_training() &&
       failed(import::buildTrainingSection(spec, *module, *forward)))
     return failure();
-  if (failed(buildDecodingEntryPoints(*forward, inputNames[0])))
+  if (failed(buildDecodingEntryPoints(*forward)))
     return failure();
   if (failed(verify(*module)))
     return failure();

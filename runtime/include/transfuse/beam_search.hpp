@@ -1,8 +1,10 @@
-//===- beam_search.hpp - Beam search with a causal LM -----------*- C++ -*-===//
+//===- beam_search.hpp - Beam search with a compiled decoder ----*- C++ -*-===//
 //
-// Beam search over a decoder-only causal language model's prefill,
-// decode_step and reorder_cache entry points (docs/generation.md), keeping
-// the hypotheses' key/value caches where the model runs.
+// Beam search over a causal language model's or an encoder-decoder's
+// prefill, decode_step and reorder_cache entry points (docs/generation.md),
+// keeping the hypotheses' key/value caches where the model runs. An
+// encoder-decoder runs encode on each chunk's sources first, each copied
+// into its prompt's W rows.
 //
 // Rows. With beam width W (1 <= W <= B, the model's batch), a chunk of
 // floor(B / W) prompts runs at once, prompt k of the chunk in rows
@@ -122,16 +124,20 @@ public:
   /// stop token outside the vocabulary.
   void check(const BeamSearchOptions &options) const;
 
-  /// The hypotheses of each prompt, in order. Every prompt and option is
-  /// checked before the model runs: an invalid one throws transfuse::Error
-  /// (TF_ERROR_INVALID_ARGUMENT) naming the prompt by its 1-based index.
+  /// The hypotheses of each prompt, in order; for an encoder-decoder,
+  /// prompts[i] starts the target of sources[i] (Generator::generate).
+  /// Every prompt, source and option is checked before the model runs: an
+  /// invalid one throws transfuse::Error (TF_ERROR_INVALID_ARGUMENT) naming
+  /// the prompt by its 1-based index.
   std::vector<BeamSearchResult>
   search(const std::vector<std::vector<int64_t>> &prompts,
-         const BeamSearchOptions &options);
+         const BeamSearchOptions &options,
+         const std::vector<std::vector<int64_t>> &sources = {});
 
 private:
   /// Searches prompts[first, first + count) into results[first, ...).
   void searchChunk(const std::vector<std::vector<int64_t>> &prompts,
+                   const std::vector<std::vector<int64_t>> &sources,
                    size_t first, size_t count, const BeamSearchOptions &options,
                    std::vector<BeamSearchResult> &results);
 

@@ -66,11 +66,13 @@ def NN_StateOp : NN_Op<"state", [Symbol, HasParent<"::mlir::ModuleOp">]> {
 def NN_CacheOp : NN_Op<"cache", [Symbol, HasParent<"::mlir::ModuleOp">]> {
   let summary = "Decoding state: a tensor the generation entry points keep";
   let description = [{
-    Declares a tensor that the incremental decoding entry points (`prefill`,
-    `decode_step`) read and update in place across calls: the keys or values
-    of one self-attention layer for every position decoded so far,
-    `[batch, heads, capacity, head_dim]`. The runtime zero-fills it when a
-    session is created; it is neither loaded nor saved with the weights.
+    Declares a tensor that the incremental decoding entry points (`encode`,
+    `prefill`, `decode_step`) read and update in place across calls: the
+    keys or values of one self-attention layer for every position decoded
+    so far, `[batch, heads, capacity, head_dim]`, or those of one
+    cross-attention layer for every memory position, which `encode` stores.
+    The runtime zero-fills it when a session is created; it is neither
+    loaded nor saved with the weights.
 
     ```mlir
     nn.cache @"layers.0.self_attn.key" : tensor<16x4x128x64xf32>
