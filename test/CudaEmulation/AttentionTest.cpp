@@ -119,8 +119,13 @@ Results cudaAttention(const AttentionInputs &in, const Tensor &gradOut) {
 
 /// The CUDA forward and backward against the CPU's on random inputs of
 /// `c`; `floor` bounds the scale the tolerance is relative to from below.
+/// Where a gradient vanishes (every row sees a single key, so the softmax
+/// is constant), the CPU's is what is left of differences of terms of order
+/// 1 (dO·v against rowsum(dO∘O)), summed over up to 65 rows; how they round
+/// differs with the CPU's vector width (up to 3e-7 with AVX-512). The floor
+/// keeps such noise within the tolerance.
 void compare(const AttentionCase &c, double tolerance = 2e-5,
-             double floor = 1e-3) {
+             double floor = 0.1) {
   SCOPED_TRACE(describe(c));
   std::mt19937 generator(11);
   AttentionInputs in(c, generator);
