@@ -83,16 +83,13 @@ void checkNoOtherTensors(const TensorFile &file, const Manifest &manifest) {
 Session::Session(std::shared_ptr<const Artifact> artifact)
     : artifact_(std::move(artifact)) {
   ensureThreadsApplied();
-  // The compiler gives CUDA artifacts no decoding entry points yet.
-  if (manifest().target == kCudaTarget && !manifest().cache.empty())
-    fail(TF_ERROR_UNSUPPORTED,
-         "model '" + manifest().model +
-             "': the CUDA runtime does not keep a decoding cache");
   if (manifest().target == kCudaTarget)
     device_ = openCudaDevice(*artifact_);
   parameters_ = allocate(manifest().parameters, "parameter");
   state_ = allocate(manifest().state, "optimizer state");
-  cache_ = allocate(manifest().cache, "decoding cache");
+  // The device keeps its own cache.
+  if (!device_)
+    cache_ = allocate(manifest().cache, "decoding cache");
   // Rows past a sequence's position are never attended to, but they are
   // read: zero keeps them finite.
   for (Buffer &buffer : cache_)

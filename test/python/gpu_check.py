@@ -83,13 +83,15 @@ ORDER = [("model", "char_lm"), ("model", "sentiment_classifier"),
          ("sanitizer", 3)]
 
 CHECKS = ["forward", "loss", "loss_and_grads", "train_step", "cpu",
-          "determinism"]
+          "determinism", "decoding"]
 # Seconds per check on an H100, generous: a check that takes longer hangs.
 # "setup" imports PyTorch, opens the GPU, cuBLASLt and the artifact.
 TIMEOUTS = {
-    "small": {"setup": 120, "forward": 60, "loss": 60, "loss_and_grads": 90,
-              "train_step": 150, "cpu": 60, "determinism": 30},
-    "transformer_base": {"setup": 180, "forward": 90, "loss": 60,
+    "small": {"setup": 120, "forward": 60, "decoding": 60, "loss": 60,
+              "loss_and_grads": 90, "train_step": 150, "cpu": 60,
+              "determinism": 30},
+    "transformer_base": {"setup": 180, "forward": 90, "decoding": 90,
+                         "loss": 60,
                          "loss_and_grads": 120, "train_step": 240, "cpu": 120,
                          "determinism": 60},
 }
@@ -561,6 +563,81 @@ class ModelRun:
         self.results["forward bounds"] = {name: bound}
         checks.record(f"forward {name}", error, bound)
 
+    def check_decoding(self, checks):
+        """Incremental decoding on the device against the device's own
+        forward on the forward batch: encode (an encoder-decoder), prefill
+        on prompts of different lengths, then decode_step position by
+        position, rows at different positions, and a step after
+        reorder_cache has permuted the sequences. Positions from a row's
+        first pad id (0) on are not compared: a step does not mask target
+        padding (docs/generation.md). Each side is within the forward
+        bound of float64, so they are held to twice it."""
+        np = self.np
+        entries = set(self.artifact.entry_points())
+        if not {"prefill", "decode_step", "reorder_cache"} <= entries:
+            return checks.item("no decoding entry points (the model does "
+                               "not decode incrementally)", 0.0, 0.0, True)
+        if "forward bounds" not in self.results:
+            return self.missing(checks, "decoding", "forward")
+        (name, full), = self.results["forward"].items()
+        bound = 2 * self.results["forward bounds"][name]
+        inputs = self.batches["forward"]
+        sources = ([n for n, *_ in self.artifact.inputs("encode")]
+                   if "encode" in entries else [])
+        target, = [n for n in inputs if n not in sources]
+        tokens = np.asarray(inputs[target])
+        batch, length = tokens.shape
+        pads = tokens == 0
+        valid = np.where(pads.any(axis=1), pads.argmax(axis=1), length)
+        prompt = np.maximum(np.linspace(1, length, batch).astype(int), 1)
+        source = {n: np.asarray(inputs[n]) for n in sources}
+
+        def run(entry, **named):
+            return self.session.run(entry, {**source, **named})
+
+        def compare(what, ours, reference):
+            error = float(np.max(np.abs(np.asarray(ours, np.float64)
+                                        - reference), initial=0.0))
+            checks.item(what, error, bound, error <= bound)
+
+        if sources:
+            run("encode")
+        padded = np.where(np.arange(length) < prompt[:, None], tokens, 0)
+        prefilled = run("prefill", **{target: padded})[name]
+        for row in range(batch):
+            upto = min(prompt[row], valid[row])
+            if upto:
+                compare(f"prefill row {row}, {upto} positions",
+                        prefilled[row, :upto], full[row, :upto])
+        position, steps, compared = prompt.copy(), 0, 0
+        while (position < length).any():
+            at = np.minimum(position, length - 1)
+            step = run("decode_step", **{
+                target: tokens[np.arange(batch), at].reshape(batch, 1),
+                "positions": at.astype(np.int64)})[name]
+            rows = np.nonzero(position < valid)[0]
+            if len(rows):
+                compare(f"decode_step {steps}, {len(rows)} rows",
+                        step[rows, 0], full[rows, position[rows]])
+                compared += len(rows)
+            position += 1
+            steps += 1
+        if not compared:
+            checks.fail("decode_step", "no position to compare")
+        # The sequences rolled by one after a prefill of the whole batch.
+        last = int(valid.min()) - 1
+        if last < 0:
+            return checks.fail("reorder_cache", "a row starts with padding")
+        beams = np.roll(np.arange(batch), 1).astype(np.int64)
+        run("prefill", **{target: tokens})
+        self.session.run("reorder_cache", {"beams": beams})
+        source = {n: value[beams] for n, value in source.items()}
+        step = run("decode_step", **{
+            target: tokens[beams, last].reshape(batch, 1),
+            "positions": np.full(batch, last, np.int64)})[name]
+        compare(f"reorder_cache then decode_step at {last}", step[:, 0],
+                full[beams, last])
+
     def check_loss(self, checks):
         batch = self.batches["batch"]
         ours = self.session.run("loss", batch)["loss"]
@@ -804,7 +881,8 @@ def worker_command(args):
         return 0 if status == "SKIPPED" else 1
 
     checks = recorder_class()(args.model)
-    bodies = {"forward": run.check_forward, "loss": run.check_loss,
+    bodies = {"forward": run.check_forward, "decoding": run.check_decoding,
+              "loss": run.check_loss,
               "loss_and_grads": run.check_loss_and_grads,
               "train_step": run.check_train_step, "cpu": run.check_cpu,
               "determinism": run.check_determinism}

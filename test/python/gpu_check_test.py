@@ -334,7 +334,7 @@ class Table(unittest.TestCase):
             "  char_lm memcheck FAIL: log logs/memcheck-char_lm.log",
             "  char_lm loss FAIL: loss entry point: error nan bound 0.0001 ",
             "  transformer_base forward, loss, loss_and_grads, train_step, "
-            "cpu, determinism NOT_RUN: out of time",
+            "cpu, determinism, decoding NOT_RUN: out of time",
         ])
 
     def test_problems_share_lines_only_alike(self):
@@ -785,8 +785,10 @@ class Budget(RunnerFixture):
         self.assertEqual([r["check"] for r in runner.rows
                           if r["check"] not in gpu_check.CHECKS],
                          ["memcheck", "racecheck", "memcheck", "racecheck"])
-        self.assertEqual(runner.rows[24]["model"], "char_lm")
-        self.assertEqual(runner.rows[26]["model"], "transformer_base")
+        self.assertEqual(runner.rows[4 * len(gpu_check.CHECKS)]["model"],
+                         "char_lm")
+        self.assertEqual(runner.rows[4 * len(gpu_check.CHECKS) + 2]["model"],
+                         "transformer_base")
 
     def test_less_than_a_unit_left(self):
         # RESERVE is kept, and no unit starts with less than MIN_UNIT.
@@ -873,7 +875,8 @@ class Budget(RunnerFixture):
         self.assertEqual([(r["check"], r["status"]) for r in runner.rows], [
             ("forward", "PASS"), ("loss", "PASS"),
             ("loss_and_grads", "TIMEOUT"), ("train_step", "NOT_RUN"),
-            ("cpu", "NOT_RUN"), ("determinism", "NOT_RUN")])
+            ("cpu", "NOT_RUN"), ("determinism", "NOT_RUN"),
+            ("decoding", "NOT_RUN")])
         self.assertEqual(runner.rows[0]["max_error"], 1e-6)
         self.assertEqual(runner.rows[2]["seconds"], 90)
         self.assertEqual(runner.rows[2]["message"],
@@ -891,7 +894,7 @@ class Budget(RunnerFixture):
         with mock.patch.object(gpu_check.subprocess, "run", run):
             capture(runner.model, "sentiment_classifier")
         self.assertEqual([r["status"] for r in runner.rows],
-                         ["PASS", "TIMEOUT"] + ["NOT_RUN"] * 4)
+                         ["PASS", "TIMEOUT"] + ["NOT_RUN"] * 5)
         self.assertEqual(runner.rows[1]["message"], "stopped: out of time")
         self.assertEqual(runner.rows[1]["seconds"], 0.0)
         self.assertTrue(runner.workers["sentiment_classifier"]["killed"])
@@ -955,8 +958,9 @@ class Budget(RunnerFixture):
             capture(runner.run)
         self.assertEqual(len(calls), 1)
         statuses = [r["status"] for r in runner.rows]
-        self.assertEqual(statuses[:6], ["PASS"] * 6)
-        self.assertEqual(set(statuses[6:]), {"NOT_RUN"})
+        checks = len(gpu_check.CHECKS)
+        self.assertEqual(statuses[:checks], ["PASS"] * checks)
+        self.assertEqual(set(statuses[checks:]), {"NOT_RUN"})
         self.assertEqual(len(statuses), ALL_UNITS)
 
 
@@ -1019,7 +1023,7 @@ class RunCommand(RunnerFixture):
         self.assertFalse(report["passed"])
         self.assertEqual(report["mode"], "no-gpu")
         self.assertEqual(report["summary"],
-                         {"FAIL": 1, "PASS": 5, "SKIPPED": 2})
+                         {"FAIL": 1, "PASS": 6, "SKIPPED": 2})
         forward = report["checks"][0]
         self.assertEqual((forward["max_error"], forward["items"][0]["error"]),
                          ("nan", "nan"))

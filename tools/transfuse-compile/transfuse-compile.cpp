@@ -321,10 +321,7 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (failed(spec))
     return failure();
   std::vector<transfuse::ImportedLayer> layers;
-  // The CUDA target has no lowering for the decoding cache yet: its
-  // artifacts serve forward and training only (docs/generation.md).
-  auto module = transfuse::importSpec(&context, **spec, &layers,
-                                      /*decoding=*/!cuda);
+  auto module = transfuse::importSpec(&context, **spec, &layers);
   if (failed(module))
     return failure();
   // Asked for by name, a training phase must build something: it

@@ -22,9 +22,9 @@ using Scope = llvm::StringMap<Value>;
 class Importer {
 public:
   Importer(MLIRContext *context, const spec::Spec &spec,
-           std::vector<ImportedLayer> *imported, bool decoding)
+           std::vector<ImportedLayer> *imported)
       : context(context), spec(spec), model(spec.getModel()), builder(context),
-        imported(imported), decoding(decoding) {}
+        imported(imported) {}
 
   FailureOr<OwningOpRef<ModuleOp>> run();
 
@@ -65,8 +65,6 @@ private:
   const spec::Model &model;
   OpBuilder builder;
   std::vector<ImportedLayer> *imported;
-  /// Whether to build the decoding entry points where the model allows.
-  bool decoding;
   OwningOpRef<ModuleOp> module;
   std::unique_ptr<GraphBuilder> graphBuilder;
   llvm::StringMap<int> blocks;
@@ -317,8 +315,6 @@ Importer::buildFunction(StringRef name, ArrayRef<Type> inputTypes,
 }
 
 LogicalResult Importer::buildDecodingEntryPoints(func::FuncOp forward) {
-  if (!decoding)
-    return success();
   plan = import::planDecoding(model);
   if (!plan.why.empty())
     return success();
@@ -396,14 +392,13 @@ FailureOr<OwningOpRef<ModuleOp>> Importer::run() {
 
 } // namespace
 
-FailureOr<OwningOpRef<ModuleOp>> importSpec(MLIRContext *context,
-                                            const spec::Spec &spec,
-                                            std::vector<ImportedLayer> *layers,
-                                            bool decoding) {
+FailureOr<OwningOpRef<ModuleOp>>
+importSpec(MLIRContext *context, const spec::Spec &spec,
+           std::vector<ImportedLayer> *layers) {
   context->loadDialect<nn::NNDialect, func::FuncDialect>();
   if (failed(import::checkLayerInstances(spec)))
     return failure();
-  return Importer(context, spec, layers, decoding).run();
+  return Importer(context, spec, layers).run();
 }
 
 } // namespace transfuse

@@ -97,7 +97,8 @@ static constexpr llvm::StringLiteral kCodegenPipeline =
 /// become views of one arena planned from their lifetimes.
 static constexpr llvm::StringLiteral kCUDAPlanPipeline =
     "inline, nn-externalize-parameters, "
-    "convert-nn-to-linalg{keep-kernel-ops}, nn-scalars-to-tensors, "
+    "convert-nn-to-linalg{keep-kernel-ops whole-cache-updates}, "
+    "nn-scalars-to-tensors, "
     "canonicalize, nn-fuse-elementwise-loops, canonicalize, cse, "
     "nn-split-reductions, "
     "canonicalize, nn-unshare-init-tensors, eliminate-empty-tensors, "

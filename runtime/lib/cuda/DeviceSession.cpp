@@ -86,6 +86,16 @@ DeviceSession::DeviceSession(const Artifact &artifact)
     for (const TensorDesc &tensor : manifest_.state)
       state_.emplace_back(tensor.bytes,
                           "optimizer state '" + tensor.name + "'");
+    // Rows past a sequence's position are never attended to, but they are
+    // read: zero keeps them finite.
+    for (const TensorDesc &tensor : manifest_.cache) {
+      cache_.emplace_back(tensor.bytes, "decoding cache '" + tensor.name + "'");
+      if (tensor.bytes)
+        check(d.cuMemsetD8Async(cache_.back().address(), 0, tensor.bytes,
+                                stream_),
+              "zeroing the decoding cache");
+    }
+    synchronize("zeroing the decoding cache");
     uint64_t arenaBytes = 0;
     for (const EntryPoint &entry : manifest_.entryPoints)
       arenaBytes = std::max(arenaBytes, entry.arenaBytes);
@@ -113,6 +123,7 @@ void DeviceSession::release() {
   cublasLt_.reset();
   parameters_.clear();
   state_.clear();
+  cache_.clear();
   inputs_.clear();
   outputs_.clear();
   arena_ = DeviceBuffer();
@@ -280,6 +291,8 @@ void DeviceSession::run(size_t entryIndex,
     buffers.push_back(parameters_[param].pointer());
   for (size_t state : entry.state)
     buffers.push_back(state_[state].pointer());
+  for (size_t cache : entry.cache)
+    buffers.push_back(cache_[cache].pointer());
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     if (deviceInputs[i].size())
       check(d.cuMemcpyHtoDAsync(deviceInputs[i].address(), inputs[i],

@@ -102,6 +102,9 @@ private:
   std::unique_ptr<CublasLt> cublasLt_;
 
   std::vector<DeviceBuffer> parameters_, state_;
+  /// The decoding cache, zero-filled when the session starts; it never
+  /// leaves the device.
+  std::vector<DeviceBuffer> cache_;
   /// Per entry point, allocated before its first run.
   std::vector<std::vector<DeviceBuffer>> inputs_, outputs_;
   DeviceBuffer arena_, workspace_;

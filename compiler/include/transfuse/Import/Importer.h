@@ -20,16 +20,17 @@ struct ImportedLayer {
 /// Imports `spec` into a module holding the `nn.parameter`s, `@forward`
 /// (inputs to the spec's outputs, inference mode) and, with a training
 /// section, `@loss` (inputs and labels to the scalar loss) and the
-/// `nn.training` module attribute. With `decoding`, a decoder-only model
-/// (docs/generation.md) also gets `@prefill` and `@decode_step`, which keep
-/// each self-attention layer's keys and values in an `nn.cache`. Composite
+/// `nn.training` module attribute. A model that decodes incrementally
+/// (docs/generation.md) also gets `@prefill`, `@decode_step` and
+/// `@reorder_cache`, and an encoder-decoder `@encode`, which keep each
+/// attention layer's keys and values in an `nn.cache`. Composite
 /// layers are expanded into primitive ops as the reference notebooks
 /// compute them. Errors are reported as diagnostics at the offending spec
 /// field. A spec expanding to more than kMaxLayerInstances layers is
 /// refused before any IR is built.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importSpec(mlir::MLIRContext *context, const spec::Spec &spec,
-           std::vector<ImportedLayer> *layers = nullptr, bool decoding = true);
+           std::vector<ImportedLayer> *layers = nullptr);
 
 } // namespace transfuse
 

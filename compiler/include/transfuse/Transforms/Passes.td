@@ -111,14 +111,20 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     kernel unless `expand-attention` is set. With `keep-kernel-ops`, f32
     `nn.layer_norm`, `nn.layer_norm_grad`, the losses and their gradients
     and `nn.embedding_grad` stay whole too, for the runtime's kernels (the
-    CUDA target). Parameters must be arguments already
-    (`nn-externalize-parameters`); dropout is the identity (inference).
+    CUDA target). `nn.cache_update` becomes a loop over the sequences that
+    inserts each one's rows, or with `whole-cache-updates` one elementwise
+    `linalg.generic` over the cache that takes the new rows where they land
+    (no loop indexed on the host: the CUDA target). Parameters must be
+    arguments already (`nn-externalize-parameters`); dropout is the
+    identity (inference).
   }];
   let options = [
     Option<"expandAttention", "expand-attention", "bool", "false",
            "Expand every nn.attention into matmuls and a softmax">,
     Option<"keepKernelOps", "keep-kernel-ops", "bool", "false",
-           "Keep f32 layer norm, losses and the embedding gradient whole">
+           "Keep f32 layer norm, losses and the embedding gradient whole">,
+    Option<"wholeCacheUpdates", "whole-cache-updates", "bool", "false",
+           "Update a decoding cache by one elementwise pass over it">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -63,7 +63,8 @@ struct ConvertNNToLinalgPass
         });
     RewritePatternSet patterns(context);
     transfuse::lowering::populateElementwisePatterns(patterns);
-    transfuse::lowering::populateStructuralPatterns(patterns);
+    transfuse::lowering::populateStructuralPatterns(patterns,
+                                                    wholeCacheUpdates);
     transfuse::lowering::populateDropoutPatterns(patterns);
     transfuse::lowering::populateComputePatterns(patterns);
     transfuse::lowering::populateLossPatterns(patterns);

@@ -8,8 +8,11 @@ namespace transfuse::lowering {
 
 /// Elementwise ops (broadcasting), comparisons, masked_fill, cast.
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
-/// Reshape, transpose, slice, concat, embedding, constants.
-void populateStructuralPatterns(mlir::RewritePatternSet &patterns);
+/// Reshape, transpose, slice, concat, embedding, constants, and the
+/// decoding cache's update: a loop over the sequences writing their rows,
+/// or with `wholeCacheUpdates` one elementwise pass over the cache.
+void populateStructuralPatterns(mlir::RewritePatternSet &patterns,
+                                bool wholeCacheUpdates);
 /// nn.dropout: the identity without a seed, a Philox mask with one.
 void populateDropoutPatterns(mlir::RewritePatternSet &patterns);
 /// Reductions, softmax, layer norm, matmuls, attention.

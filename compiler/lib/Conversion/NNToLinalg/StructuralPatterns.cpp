@@ -150,49 +150,97 @@ struct TriangularMaskPattern : OpConversionPattern<nn::TriangularMaskOp> {
 /// A loop over the sequences inserting each one's rows at its own offset.
 /// Bufferization turns the inserts into copies into the cache's buffer, so
 /// an update costs the new rows, not the whole cache.
+/// A loop over the sequences, each inserting its rows at its start: only
+/// the new rows are written (the CPU's form).
+Value updateRowsOfEachSequence(OpBuilder &builder, Location loc, Value cache,
+                               Value rows, Value start) {
+  ArrayRef<int64_t> shape = tensorType(rows).getShape();
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  Value batch = arith::ConstantIndexOp::create(builder, loc, shape[0]);
+  SmallVector<OpFoldResult> sizes = {builder.getIndexAttr(1)};
+  for (int64_t size : shape.drop_front())
+    sizes.push_back(builder.getIndexAttr(size));
+  SmallVector<OpFoldResult> strides(4, builder.getIndexAttr(1));
+  auto loop = scf::ForOp::create(
+      builder, loc, zero, batch, one, ValueRange{cache},
+      [&](OpBuilder &b, Location loc, Value i, ValueRange held) {
+        Value first = arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            tensor::ExtractOp::create(b, loc, start, ValueRange{i}));
+        OpFoldResult origin = b.getIndexAttr(0);
+        Value sequence = tensor::ExtractSliceOp::create(
+            b, loc, rows, SmallVector<OpFoldResult>{i, origin, origin, origin},
+            sizes, strides);
+        Value updated = tensor::InsertSliceOp::create(
+            b, loc, sequence, held[0],
+            SmallVector<OpFoldResult>{i, origin, first, origin}, sizes,
+            strides);
+        scf::YieldOp::create(b, loc, updated);
+      });
+  return loop.getResult(0);
+}
+
+/// One elementwise pass over the whole cache, in place: an element takes
+/// its sequence's new row where the row lands on it, else keeps its value.
+/// It reads and writes the whole cache, but is one parallel loop nest
+/// without host-side indexing (the GPU's form).
+Value updateWholeCache(OpBuilder &builder, Location loc, Value cache,
+                       Value rows, Value start) {
+  MLIRContext *context = builder.getContext();
+  int64_t count = tensorType(rows).getDimSize(2);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  AffineMap sequence =
+      AffineMap::get(4, 0, getAffineDimExpr(0, context), context);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, cache.getType(), ValueRange{start}, ValueRange{cache},
+      ArrayRef<AffineMap>{sequence, identity},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        SmallVector<Value> index;
+        for (int64_t dim = 0; dim < 4; ++dim)
+          index.push_back(linalg::IndexOp::create(b, l, dim));
+        Value first =
+            arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+        // Negative offsets compare as large unsigned ones: out of range.
+        Value offset = arith::SubIOp::create(b, l, index[2], first);
+        Value inRange =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, offset,
+                                  arith::ConstantIndexOp::create(b, l, count));
+        index[2] = arith::SelectOp::create(
+            b, l, inRange, offset, arith::ConstantIndexOp::create(b, l, 0));
+        Value row = tensor::ExtractOp::create(b, l, rows, index);
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{arith::SelectOp::create(b, l, inRange, row, args[1])});
+      });
+  return generic.getResult(0);
+}
+
 struct CacheUpdatePattern : OpConversionPattern<nn::CacheUpdateOp> {
-  using OpConversionPattern::OpConversionPattern;
+  CacheUpdatePattern(MLIRContext *context, bool wholeCache)
+      : OpConversionPattern(context), wholeCache(wholeCache) {}
+
   LogicalResult
   matchAndRewrite(nn::CacheUpdateOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value rows = adaptor.getRows(), start = adaptor.getStart();
-    ArrayRef<int64_t> shape = tensorType(rows).getShape();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value batch = arith::ConstantIndexOp::create(rewriter, loc, shape[0]);
-    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
-    for (int64_t size : shape.drop_front())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    SmallVector<OpFoldResult> strides(4, rewriter.getIndexAttr(1));
-    auto loop = scf::ForOp::create(
-        rewriter, loc, zero, batch, one, ValueRange{adaptor.getCache()},
-        [&](OpBuilder &b, Location loc, Value i, ValueRange cache) {
-          Value first = arith::IndexCastOp::create(
-              b, loc, b.getIndexType(),
-              tensor::ExtractOp::create(b, loc, start, ValueRange{i}));
-          OpFoldResult origin = b.getIndexAttr(0);
-          Value sequence = tensor::ExtractSliceOp::create(
-              b, loc, rows,
-              SmallVector<OpFoldResult>{i, origin, origin, origin}, sizes,
-              strides);
-          Value updated = tensor::InsertSliceOp::create(
-              b, loc, sequence, cache[0],
-              SmallVector<OpFoldResult>{i, origin, first, origin}, sizes,
-              strides);
-          scf::YieldOp::create(b, loc, updated);
-        });
-    rewriter.replaceOp(op, loop.getResults());
+    auto update = wholeCache ? updateWholeCache : updateRowsOfEachSequence;
+    rewriter.replaceOp(op, update(rewriter, op.getLoc(), adaptor.getCache(),
+                                  adaptor.getRows(), adaptor.getStart()));
     return success();
   }
+
+  bool wholeCache;
 };
 
 } // namespace
 
-void populateStructuralPatterns(RewritePatternSet &patterns) {
+void populateStructuralPatterns(RewritePatternSet &patterns,
+                                bool wholeCacheUpdates) {
   patterns.add<ReshapePattern, TransposePattern, SlicePattern, ConcatPattern,
-               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern,
-               CacheUpdatePattern>(patterns.getContext());
+               EmbeddingPattern, SinusoidalPattern, TriangularMaskPattern>(
+      patterns.getContext());
+  patterns.add<CacheUpdatePattern>(patterns.getContext(), wholeCacheUpdates);
 }
 
 } // namespace transfuse::lowering
