@@ -581,6 +581,8 @@ class ModelRun:
             return self.missing(checks, "decoding", "forward")
         (name, full), = self.results["forward"].items()
         bound = 2 * self.results["forward bounds"][name]
+        # The parameters forward ran with (train_step has moved them).
+        self.session.init_parameters(self.seed)
         inputs = self.batches["forward"]
         sources = ([n for n, *_ in self.artifact.inputs("encode")]
                    if "encode" in entries else [])
@@ -589,7 +591,10 @@ class ModelRun:
         batch, length = tokens.shape
         pads = tokens == 0
         valid = np.where(pads.any(axis=1), pads.argmax(axis=1), length)
-        prompt = np.maximum(np.linspace(1, length, batch).astype(int), 1)
+        # Prompts of different lengths, each leaving a position to step
+        # through before the row's padding where it can.
+        prompt = np.clip(np.linspace(1, length, batch).astype(int), 1,
+                         np.maximum(valid - 1, 1))
         source = {n: np.asarray(inputs[n]) for n in sources}
 
         def run(entry, **named):
