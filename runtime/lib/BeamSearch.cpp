@@ -50,8 +50,9 @@ bool before(const Candidate &a, const Candidate &b) {
   return a.token < b.token;
 }
 
-/// The log-softmax of `size` logits in double, into `out`.
-void logSoftmax(const float *logits, int64_t size, std::vector<double> &out) {
+/// The log-softmax normaliser of `size` logits, in double:
+/// m + log(sum_u exp(x[u] - m)), m = max_u x[u].
+double logSoftmaxNormaliser(const float *logits, int64_t size) {
   if (std::any_of(logits, logits + size, [](float x) { return std::isnan(x); }))
     invalid("the logits hold NaN");
   double max = *std::max_element(logits, logits + size);
@@ -61,10 +62,31 @@ void logSoftmax(const float *logits, int64_t size, std::vector<double> &out) {
   double total = 0;
   for (int64_t t = 0; t < size; ++t)
     total += std::exp(logits[t] - max);
-  double normaliser = max + std::log(total);
-  out.resize(size);
-  for (int64_t t = 0; t < size; ++t)
-    out[t] = logits[t] - normaliser;
+  return max + std::log(total);
+}
+
+/// The `count` tokens of the largest logits, the larger logit first, the
+/// lower token on ties. Within one hypothesis the log-probability grows
+/// with the logit, so these are its first candidates in the order the
+/// header defines.
+void topTokens(const float *logits, int64_t size, size_t count,
+               std::vector<int64_t> &tokens) {
+  auto first = [logits](int64_t a, int64_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  };
+  // A min-heap (by `first`) of the best `count` seen so far.
+  tokens.clear();
+  for (int64_t t = 0; t < size; ++t) {
+    if (tokens.size() < count) {
+      tokens.push_back(t);
+      std::push_heap(tokens.begin(), tokens.end(), first);
+    } else if (first(t, tokens.front())) {
+      std::pop_heap(tokens.begin(), tokens.end(), first);
+      tokens.back() = t;
+      std::push_heap(tokens.begin(), tokens.end(), first);
+    }
+  }
+  std::sort_heap(tokens.begin(), tokens.end(), first);
 }
 
 /// The search of one prompt, in rows firstRow .. firstRow + W - 1.
@@ -106,17 +128,16 @@ void step(PromptSearch &search, const StepContext &context) {
   // A beam gives at most W live candidates and its stop token: only its
   // W + 1 first candidates can be taken.
   size_t keep = std::min<size_t>(context.vocabulary, width + 1);
-  std::vector<Candidate> candidates, own(context.vocabulary);
-  std::vector<double> logProbabilities;
+  std::vector<Candidate> candidates;
+  std::vector<int64_t> tokens;
   for (size_t j = 0; j < search.live.size(); ++j) {
     const float *logits = context.logits(static_cast<int64_t>(j));
-    logSoftmax(logits, context.vocabulary, logProbabilities);
+    double normaliser = logSoftmaxNormaliser(logits, context.vocabulary);
     double base = search.live[j].logProbability;
-    for (int64_t t = 0; t < context.vocabulary; ++t)
-      own[t] = {base + logProbabilities[t], static_cast<int64_t>(j), logits[t],
-                t};
-    std::partial_sort(own.begin(), own.begin() + keep, own.end(), before);
-    candidates.insert(candidates.end(), own.begin(), own.begin() + keep);
+    topTokens(logits, context.vocabulary, keep, tokens);
+    for (int64_t t : tokens)
+      candidates.push_back({base + (logits[t] - normaliser),
+                            static_cast<int64_t>(j), logits[t], t});
   }
   std::sort(candidates.begin(), candidates.end(), before);
 
