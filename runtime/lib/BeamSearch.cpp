@@ -109,7 +109,7 @@ struct StepContext {
   /// The logits of live hypothesis j.
   std::function<const float *(int64_t j)> logits;
   /// The rows hold the prompt alone, all alike: none needs to move.
-  bool afterPrefill;
+  bool afterPrompts;
 };
 
 /// Adds a finished hypothesis, scored under the length penalty.
@@ -152,7 +152,7 @@ void step(PromptSearch &search, const StepContext &context) {
       continue;
     }
     Beam beam{from.tokens, candidate.sum,
-              context.afterPrefill ? static_cast<int64_t>(next.size())
+              context.afterPrompts ? static_cast<int64_t>(next.size())
                                    : candidate.beam};
     beam.tokens.push_back(candidate.token);
     next.push_back(std::move(beam));
@@ -244,6 +244,8 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
   std::vector<PromptSearch> searches(count);
   std::vector<int64_t> tokens(batch * context, 0);
   std::vector<size_t> promptOfRow(batch, first);
+  // An idle row's prompt is its token 0 (its logits unread).
+  std::vector<int64_t> promptLength(batch, 1);
   for (size_t k = 0; k < count; ++k) {
     PromptSearch &search = searches[k];
     const std::vector<int64_t> &prompt = prompts[first + k];
@@ -256,6 +258,7 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
       std::copy(prompt.begin(), prompt.end(),
                 tokens.begin() + (search.firstRow + j) * context);
       promptOfRow[search.firstRow + j] = first + k;
+      promptLength[search.firstRow + j] = search.promptLength;
     }
     search.live.emplace_back();
     if (search.limit == 0) {
@@ -267,21 +270,16 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
     }
   }
 
-  // Steps every prompt still searching, naming the prompt in an error.
-  auto stepAll = [&](const float *logits, bool afterPrefill) {
+  // Steps every prompt still searching, naming the prompt in an error:
+  // `logits[row]` are the row's next-token logits.
+  auto stepAll = [&](const std::vector<const float *> &logits,
+                     bool afterPrompts) {
     for (PromptSearch &search : searches) {
       if (search.done)
         continue;
-      auto rowLogits = [&](int64_t j) {
-        int64_t row = search.firstRow + j;
-        // prefill gives every position of the row; the prompt's last one
-        // predicts the first new token.
-        int64_t offset =
-            afterPrefill ? row * context + search.promptLength - 1 : row;
-        return logits + offset * vocabulary;
-      };
+      auto rowLogits = [&](int64_t j) { return logits[search.firstRow + j]; };
       try {
-        step(search, {options, vocabulary, rowLogits, afterPrefill});
+        step(search, {options, vocabulary, rowLogits, afterPrompts});
       } catch (const Error &error) {
         throw Error(error.status(), "prompt " +
                                         std::to_string(search.index + 1) +
@@ -298,7 +296,8 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
   if (searching()) {
     if (shape.encodes())
       rt::runEncode(session_, shape, sourceRows);
-    stepAll(rt::runPrefill(session_, shape, tokens, sourceRows), true);
+    stepAll(rt::runPrompts(session_, shape, tokens, promptLength, sourceRows),
+            true);
   }
 
   // Each step feeds every live hypothesis its last token at that token's
@@ -328,8 +327,12 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
       moves |= beams[row] != row;
     if (moves)
       rt::runReorderCache(session_, batch, beams);
-    stepAll(rt::runDecodeStep(session_, shape, next, positions, sourceRows),
-            false);
+    const float *logits =
+        rt::runDecodeStep(session_, shape, next, positions, sourceRows);
+    std::vector<const float *> rows(batch);
+    for (int64_t row = 0; row < batch; ++row)
+      rows[row] = logits + row * vocabulary;
+    stepAll(rows, false);
   }
 
   for (PromptSearch &search : searches)

@@ -196,6 +196,30 @@ const float *runPrefill(Session &session, const DecoderShape &shape,
   return outputOf(session.run("prefill", inputs), shape.logits);
 }
 
+std::vector<const float *> runPrompts(Session &session,
+                                      const DecoderShape &shape,
+                                      std::vector<int64_t> &tokens,
+                                      const std::vector<int64_t> &lengths,
+                                      std::vector<int64_t> &sources) {
+  std::vector<const float *> rows(shape.batch);
+  if (std::all_of(lengths.begin(), lengths.end(),
+                  [](int64_t length) { return length == 1; })) {
+    std::vector<int64_t> first(shape.batch), positions(shape.batch, 0);
+    for (int64_t row = 0; row < shape.batch; ++row)
+      first[row] = tokens[row * shape.context];
+    const float *logits =
+        runDecodeStep(session, shape, first, positions, sources);
+    for (int64_t row = 0; row < shape.batch; ++row)
+      rows[row] = logits + row * shape.vocabulary;
+    return rows;
+  }
+  const float *logits = runPrefill(session, shape, tokens, sources);
+  for (int64_t row = 0; row < shape.batch; ++row)
+    rows[row] =
+        logits + (row * shape.context + lengths[row] - 1) * shape.vocabulary;
+  return rows;
+}
+
 const float *runDecodeStep(Session &session, const DecoderShape &shape,
                            std::vector<int64_t> &tokens,
                            std::vector<int64_t> &positions,

@@ -170,10 +170,11 @@ void Generator::generateBatch(const std::vector<std::vector<int64_t>> &prompts,
   if (shape.encodes())
     rt::runEncode(session_, shape, sourceRows);
   {
-    const float *data = rt::runPrefill(session_, shape, tokens, sourceRows);
+    std::vector<const float *> logits =
+        rt::runPrompts(session_, shape, tokens, length, sourceRows);
     for (size_t row = 0; row < rows; ++row)
       if (active[row])
-        advance(row, data + (row * context + length[row] - 1) * vocabulary);
+        advance(row, logits[row]);
   }
 
   // Each step feeds every active row its last token, at that token's
