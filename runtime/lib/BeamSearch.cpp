@@ -296,8 +296,10 @@ void BeamSearch::searchChunk(const std::vector<std::vector<int64_t>> &prompts,
   if (searching()) {
     if (shape.encodes())
       rt::runEncode(session_, shape, sourceRows);
-    stepAll(rt::runPrompts(session_, shape, tokens, promptLength, sourceRows),
-            true);
+    std::vector<float> held;
+    stepAll(
+        rt::runPrompts(session_, shape, tokens, promptLength, sourceRows, held),
+        true);
   }
 
   // Each step feeds every live hypothesis its last token at that token's

@@ -62,16 +62,15 @@ const float *runPrefill(Session &session, const DecoderShape &shape,
                         std::vector<int64_t> &sources);
 
 /// Runs every row's prompt (row r of `tokens`, [batch, context] row-major:
-/// lengths[r] tokens, then padding) and returns, per row, its logits after
-/// the prompt, [vocabulary]: prefill's at the prompt's last position, or,
-/// where every prompt is one token (a decoder started from BOS), those of
-/// decode_step on it at position 0, which are the same at the cost of one
-/// position rather than the whole context's.
-std::vector<const float *> runPrompts(Session &session,
-                                      const DecoderShape &shape,
-                                      std::vector<int64_t> &tokens,
-                                      const std::vector<int64_t> &lengths,
-                                      std::vector<int64_t> &sources);
+/// lengths[r] >= 1 tokens, then padding) and returns, per row, its logits
+/// after the prompt, [vocabulary]: prefill's at the prompt's last position
+/// where the prompts are long, else those of decode_step run over the
+/// prompts one position at a time, which cost the prompts' positions
+/// rather than the whole context's (kept in `held`).
+std::vector<const float *>
+runPrompts(Session &session, const DecoderShape &shape,
+           std::vector<int64_t> &tokens, const std::vector<int64_t> &lengths,
+           std::vector<int64_t> &sources, std::vector<float> &held);
 
 /// decode_step on one token and its position per sequence, and the source
 /// rows: the logits, [batch, 1, vocabulary].

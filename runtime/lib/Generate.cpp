@@ -170,8 +170,9 @@ void Generator::generateBatch(const std::vector<std::vector<int64_t>> &prompts,
   if (shape.encodes())
     rt::runEncode(session_, shape, sourceRows);
   {
+    std::vector<float> held;
     std::vector<const float *> logits =
-        rt::runPrompts(session_, shape, tokens, length, sourceRows);
+        rt::runPrompts(session_, shape, tokens, length, sourceRows, held);
     for (size_t row = 0; row < rows; ++row)
       if (active[row])
         advance(row, logits[row]);
