@@ -11,9 +11,11 @@ one prompt per sequence of the batch (the first PROMPT_LEN bytes of lines of
 a licence text, or random bytes) and continues every prompt greedily by
 SEQ - PROMPT_LEN tokens, on each side in its own process:
 
-- ours: `prefill` on the padded prompts, then `decode_step` once per new
-  token, through the runtime's C API in-process (test/python/runtime_api.py),
-  argmax in numpy;
+- ours: the prompts through `decode_step` one position at a time (through
+  `prefill` on the padded prompts where they fill more than a quarter of
+  the context), as the runtime's Generator runs them, then `decode_step`
+  once per new token, through the runtime's C API in-process
+  (test/python/runtime_api.py), argmax in numpy;
 - the peer: the reference module's own layers run with a preallocated
   key/value cache per layer (prefill over the prompt, then one position per
   step), under torch.inference_mode(), argmax in torch.
@@ -127,11 +129,24 @@ def worker_ours(args):
         # A view of the session's output buffer (valid until the next run).
         return np.ctypeslib.as_array(floats.from_address(out[0].tensor.data))
 
+    # As the runtime's Generator (runPrompts in
+    # runtime/lib/DecodingEntryPoints.cpp): prompts that fill at most a
+    # quarter of the context run through decode_step one position at a
+    # time, longer ones through prefill over the whole context.
+    def run_prompts():
+        if 4 * prompt_len > seq:
+            logits = run(b"prefill", prefill_in, 1, sequence_logits)
+            return logits.reshape(batch, seq, vocab)[:, prompt_len - 1]
+        for i in range(prompt_len):
+            step_tokens[:, 0] = prompts[:, i]
+            positions[:] = i
+            logits = run(b"decode_step", step_in, 2, step_logits)
+        return logits.reshape(batch, vocab)
+
     def generate(record):
         generated = np.empty((batch, new_tokens), np.int64)
         start = time.perf_counter_ns()
-        logits = run(b"prefill", prefill_in, 1, sequence_logits)
-        logits = logits.reshape(batch, seq, vocab)[:, prompt_len - 1]
+        logits = run_prompts()
         if record is not None:
             record["prefill_logits"] = logits.copy()
         generated[:, 0] = step_tokens[:, 0] = logits.argmax(-1)
