@@ -1,11 +1,13 @@
 //===- Attention.cpp - tfrt_attention_f32, fused attention ----------------===//
 //
 // out = softmax(scale · q kᵀ, masked) v, one (batch, head) pair at a time,
-// never materialising the score matrix. Per pair, kᵀ and v are packed once
-// into contiguous scratch; then every tile of kRows query rows walks the
-// keys kKeys at a time with an online softmax (running maximum and sum per
-// row, the accumulator rescaled when the maximum grows), so memory is
-// O(kRows · kKeys) whatever the sequence length.
+// never materialising the score matrix. Per pair, kᵀ is packed once into
+// contiguous scratch (v is read where it is, a dense row per key); then
+// every tile of kRows query rows walks the keys kKeys at a time with an
+// online softmax (running maximum and sum per row, the accumulator rescaled
+// when the maximum grows), so memory is O(kRows · kKeys) whatever the
+// sequence length. A tile of a single row (a decoding step's query)
+// computes that row alone.
 //
 // tfrt_attention_stats_f32 also keeps each row's log-sum-exp, all the
 // backward (AttentionBackward.cpp) needs to recompute the probabilities;
@@ -32,11 +34,9 @@ struct Forward {
 
 /// Scratch of one thread, sized for the problem.
 struct Scratch : TileScratch {
-  std::vector<float> values; // [sk][dv]
-  std::vector<float> acc;    // [kRows][dv]
+  std::vector<float> acc; // [kRows][dv]
 
-  explicit Scratch(const Problem &p)
-      : TileScratch(p), values(p.sk * p.dv), acc(kRows * p.dv) {}
+  explicit Scratch(const Problem &p) : TileScratch(p), acc(kRows * p.dv) {}
 };
 
 /// Drops row r's weights e^(x - maximum) of keys [j0, j0 + padded) and
@@ -48,6 +48,31 @@ TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
           t.kept(p, r, j0 + j) ? load(row + j) * p.keepScale : splat(0.0f));
 }
 
+/// The online softmax of tile `t` over keys [0, keyEnd) into `maximum`,
+/// `sum` and s.acc, computed for `Rows` query rows: kRows, or 1 for a
+/// tile of one row (a decoding step's), which then costs a quarter.
+template <int64_t Rows>
+TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
+                        int64_t h, int64_t keyEnd, float *maximum, float *sum) {
+  for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
+    int64_t n = std::min(kKeys, keyEnd - j0);
+    maskedScores<Rows>(p, s, t, j0, n);
+    for (int64_t r = 0; r < t.rows; ++r) {
+      float *row = s.scores.data() + r * kKeys;
+      int64_t padded = roundUp(n, kLanes);
+      float correction = foldScores(row, padded, maximum[r], sum[r]);
+      if (p.dropout > 0.0f)
+        dropWeights(p, t, r, j0, row, padded);
+      float *acc = s.acc.data() + r * p.dv;
+      for (int64_t d = 0; d < p.dv; ++d)
+        acc[d] *= correction;
+    }
+    // The values are read where they are: each key's row is dense.
+    addWeightedRows<Rows>(s.acc.data(), s.scores.data(), p.v.at(b, h, j0),
+                          p.v.row, p.dv, n);
+  }
+}
+
 /// The pair's attention over its first `keys` keys. Keys past them that
 /// the mask hides still count for a row whose visible scores are all within
 /// kUnderflow of the fill, since e^(fill - maximum) is then no zero: such a
@@ -57,9 +82,6 @@ attendKeys(const Problem &p, const Forward &f, Scratch &s, int64_t b, int64_t h,
            int64_t keys) {
   constexpr float kUnderflow = 128.0f;
   packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
-  for (int64_t j = 0; j < keys; ++j)
-    std::memcpy(s.values.data() + j * p.dv, p.v.at(b, h, j),
-                p.dv * sizeof(float));
   for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
     Tile t(p, b, h, i0);
     readMasks(p, s, t);
@@ -68,22 +90,10 @@ attendKeys(const Problem &p, const Forward &f, Scratch &s, int64_t b, int64_t h,
     std::fill(sum, sum + kRows, 0.0f);
     std::fill(s.acc.begin(), s.acc.end(), 0.0f);
     int64_t keyEnd = std::min(t.keyEnd(p), keys);
-    for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
-      int64_t n = std::min(kKeys, keyEnd - j0);
-      maskedScores(p, s, t, j0, n);
-      for (int64_t r = 0; r < t.rows; ++r) {
-        float *row = s.scores.data() + r * kKeys;
-        int64_t padded = roundUp(n, kLanes);
-        float correction = foldScores(row, padded, maximum[r], sum[r]);
-        if (p.dropout > 0.0f)
-          dropWeights(p, t, r, j0, row, padded);
-        float *acc = s.acc.data() + r * p.dv;
-        for (int64_t d = 0; d < p.dv; ++d)
-          acc[d] *= correction;
-      }
-      addWeightedRows(s.acc.data(), s.scores.data(),
-                      s.values.data() + j0 * p.dv, p.dv, p.dv, n);
-    }
+    if (t.rows == 1)
+      foldKeys<1>(p, s, t, b, h, keyEnd, maximum, sum);
+    else
+      foldKeys<kRows>(p, s, t, b, h, keyEnd, maximum, sum);
     for (int64_t r = 0; keys < p.sk && r < t.rows; ++r)
       if (!(maximum[r] > p.fill + kUnderflow))
         return false;

@@ -285,19 +285,20 @@ TF_INLINE bool isHidden(const Problem &p, const uint8_t *hidden, int64_t i,
 /// out[r * kKeys + j] = factor · rows[r] · packed column j0 + j, for every
 /// row of the tile and the keys [j0, j0 + n) rounded up to kLanes (columns
 /// past the packed ones are zero). packed is [depth][roundUp(sk, kLanes)].
+template <int64_t Rows = kRows>
 TF_INLINE void dotTile(const Problem &p, const float *const *rows,
                        const float *packed, int64_t depth, int64_t j0,
                        int64_t n, float factor, float *out) {
   int64_t stride = roundUp(p.sk, kLanes);
   for (int64_t jb = 0; jb < n; jb += kLanes) {
-    v16 acc[kRows] = {};
+    v16 acc[Rows] = {};
     const float *columns = packed + j0 + jb;
     for (int64_t d = 0; d < depth; ++d) {
       v16 column = load(columns + d * stride);
-      for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t r = 0; r < Rows; ++r)
         acc[r] += rows[r][d] * column;
     }
-    for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t r = 0; r < Rows; ++r)
       store(out + r * kKeys + jb, acc[r] * factor);
   }
 }
@@ -305,11 +306,13 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
 /// The scaled, masked scores of the tile against keys [j0, j0 + n) into
 /// s.scores, padded with -inf to a multiple of kLanes. A hidden score
 /// becomes the fill; the float mask is added after that.
+template <int64_t Rows = kRows>
 TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
                             int64_t j0, int64_t n) {
-  dotTile(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale, s.scores.data());
+  dotTile<Rows>(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale,
+                s.scores.data());
   bool hides = p.hidesKeys(), adds = p.maskKind == kFloatMask;
-  for (int64_t r = 0; r < kRows; ++r) {
+  for (int64_t r = 0; r < Rows; ++r) {
     float *row = s.scores.data() + r * kKeys;
     std::fill(row + n, row + roundUp(n, kLanes), kNegInf);
     if (r >= t.rows || (!hides && !adds))
@@ -357,23 +360,24 @@ TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
 /// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
 /// columns stays in registers for all rows while the matrix streams past,
 /// so every load feeds kRows FMAs.
+template <int64_t Rows = kRows>
 TF_INLINE void addWeightedRows(float *acc, const float *weights,
                                const float *matrix, int64_t stride,
                                int64_t width, int64_t n) {
   int64_t vectorEnd = width / kLanes * kLanes;
   for (int64_t d = 0; d < vectorEnd; d += kLanes) {
-    v16 sums[kRows];
-    for (int64_t r = 0; r < kRows; ++r)
+    v16 sums[Rows];
+    for (int64_t r = 0; r < Rows; ++r)
       sums[r] = load(acc + r * width + d);
     for (int64_t j = 0; j < n; ++j) {
       v16 x = load(matrix + j * stride + d);
-      for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t r = 0; r < Rows; ++r)
         sums[r] += weights[r * kKeys + j] * x;
     }
-    for (int64_t r = 0; r < kRows; ++r)
+    for (int64_t r = 0; r < Rows; ++r)
       store(acc + r * width + d, sums[r]);
   }
-  for (int64_t r = 0; r < kRows; ++r)
+  for (int64_t r = 0; r < Rows; ++r)
     for (int64_t j = 0; j < n; ++j)
       for (int64_t d = vectorEnd; d < width; ++d)
         acc[r * width + d] += weights[r * kKeys + j] * matrix[j * stride + d];
