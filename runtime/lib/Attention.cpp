@@ -6,8 +6,9 @@
 // every tile of kRows query rows walks the keys kKeys at a time with an
 // online softmax (running maximum and sum per row, the accumulator rescaled
 // when the maximum grows), so memory is O(kRows · kKeys) whatever the
-// sequence length. A tile of a single row (a decoding step's query)
-// computes that row alone.
+// sequence length. A tile of a single row computes that row alone, and a
+// single query (a decoding step's) takes a dot product with each key where
+// it is instead of packing kᵀ.
 //
 // tfrt_attention_stats_f32 also keeps each row's log-sum-exp, all the
 // backward (AttentionBackward.cpp) needs to recompute the probabilities;
@@ -56,7 +57,16 @@ TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
                         int64_t h, int64_t keyEnd, float *maximum, float *sum) {
   for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
     int64_t n = std::min(kKeys, keyEnd - j0);
-    maskedScores<Rows>(p, s, t, j0, n);
+    if constexpr (Rows == 1) {
+      if (p.sq == 1) {
+        rowScores(p, t.query[0], b, h, j0, n, s.scores.data());
+        maskScores<1>(p, s, t, j0, n);
+      } else {
+        maskedScores<1>(p, s, t, j0, n);
+      }
+    } else {
+      maskedScores<Rows>(p, s, t, j0, n);
+    }
     for (int64_t r = 0; r < t.rows; ++r) {
       float *row = s.scores.data() + r * kKeys;
       int64_t padded = roundUp(n, kLanes);
@@ -81,7 +91,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool
 attendKeys(const Problem &p, const Forward &f, Scratch &s, int64_t b, int64_t h,
            int64_t keys) {
   constexpr float kUnderflow = 128.0f;
-  packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
+  // A single query row scores the keys where they are (rowScores).
+  if (p.sq > 1)
+    packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
   for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
     Tile t(p, b, h, i0);
     readMasks(p, s, t);

@@ -303,14 +303,30 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
   }
 }
 
-/// The scaled, masked scores of the tile against keys [j0, j0 + n) into
-/// s.scores, padded with -inf to a multiple of kLanes. A hidden score
-/// becomes the fill; the float mask is added after that.
+/// The scaled scores of one query row against keys [j0, j0 + n) of pair
+/// (b, h) into `out`, each a dot product with the key's row where it is:
+/// for a single query row, cheaper than transposing the keys first.
+TF_INLINE void rowScores(const Problem &p, const float *query, int64_t b,
+                         int64_t h, int64_t j0, int64_t n, float *out) {
+  int64_t vectorEnd = p.dk / kLanes * kLanes;
+  for (int64_t j = 0; j < n; ++j) {
+    const float *key = p.k.at(b, h, j0 + j);
+    v16 acc = {};
+    for (int64_t d = 0; d < vectorEnd; d += kLanes)
+      acc += load(query + d) * load(key + d);
+    float score = horizontalSum(acc);
+    for (int64_t d = vectorEnd; d < p.dk; ++d)
+      score += query[d] * key[d];
+    out[j] = score * p.scale;
+  }
+}
+
+/// Masks the scores of the tile against keys [j0, j0 + n) in s.scores and
+/// pads them with -inf to a multiple of kLanes. A hidden score becomes the
+/// fill; the float mask is added after that.
 template <int64_t Rows = kRows>
-TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
-                            int64_t j0, int64_t n) {
-  dotTile<Rows>(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale,
-                s.scores.data());
+TF_INLINE void maskScores(const Problem &p, TileScratch &s, const Tile &t,
+                          int64_t j0, int64_t n) {
   bool hides = p.hidesKeys(), adds = p.maskKind == kFloatMask;
   for (int64_t r = 0; r < Rows; ++r) {
     float *row = s.scores.data() + r * kKeys;
@@ -325,6 +341,16 @@ TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
       row[j - j0] = adds ? x + bias[j] : x;
     }
   }
+}
+
+/// The scaled, masked scores of the tile against keys [j0, j0 + n) into
+/// s.scores (maskScores), from the keys packed transposed in s.keysT.
+template <int64_t Rows = kRows>
+TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
+                            int64_t j0, int64_t n) {
+  dotTile<Rows>(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale,
+                s.scores.data());
+  maskScores<Rows>(p, s, t, j0, n);
 }
 
 /// One step of the online softmax for a row of scores (padded to kLanes):
