@@ -7,6 +7,7 @@
 #include "transfuse/beam_search.hpp"
 
 #include "DecodingEntryPoints.h"
+#include "ExpDouble.h"
 #include "InvalidArgument.h"
 
 #include <algorithm>
@@ -50,6 +51,12 @@ bool before(const Candidate &a, const Candidate &b) {
   return a.token < b.token;
 }
 
+/// Σ e^(x[i] - shift), on the widest vectors the CPU has.
+__attribute__((target_clones("avx512f", "avx2", "default"))) double
+sumOfExponentialsOf(const float *x, int64_t n, double shift) {
+  return rt::sumOfExponentials(x, n, shift);
+}
+
 /// The log-softmax normaliser of `size` logits, in double:
 /// m + log(sum_u exp(x[u] - m)), m = max_u x[u].
 double logSoftmaxNormaliser(const float *logits, int64_t size) {
@@ -59,10 +66,7 @@ double logSoftmaxNormaliser(const float *logits, int64_t size) {
   // Every logit -inf, or one +inf, leaves no distribution to take.
   if (!std::isfinite(max))
     invalid("the logits have no finite maximum");
-  double total = 0;
-  for (int64_t t = 0; t < size; ++t)
-    total += std::exp(logits[t] - max);
-  return max + std::log(total);
+  return max + std::log(sumOfExponentialsOf(logits, size, max));
 }
 
 /// The `count` tokens of the largest logits, the larger logit first, the

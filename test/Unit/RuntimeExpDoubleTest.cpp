@@ -1,0 +1,70 @@
+//===- RuntimeExpDoubleTest.cpp - e^x in double, eight lanes at a time ----===//
+//
+// runtime/lib/ExpDouble.h against libm: exp8 within 1 ulp or so over the
+// range where e^x is a normal double, 0 below it, NaN kept; and the sum
+// beam search takes its log-softmax normaliser from, within rounding of a
+// sequential sum of std::exp.
+//===----------------------------------------------------------------------===//
+#include "ExpDouble.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using transfuse::rt::exp8;
+using transfuse::rt::sumOfExponentials;
+using transfuse::rt::v8d;
+
+double lane0(double x) {
+  v8d lanes = {x, x, x, x, x, x, x, x};
+  return exp8(lanes)[0];
+}
+
+TEST(RuntimeExpDouble, WithinAnUlpOrSoOfLibmWhereNormal) {
+  double worst = 0.0;
+  for (double x = -708.0; x <= 709.0; x += 0.0137)
+    worst = std::max(worst, std::abs(lane0(x) - std::exp(x)) / std::exp(x));
+  EXPECT_LT(worst, 5e-16);
+  EXPECT_EQ(lane0(0.0), 1.0);
+}
+
+TEST(RuntimeExpDouble, ZeroBelowTheNormalsNaNKept) {
+  EXPECT_EQ(lane0(-std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_EQ(lane0(-800.0), 0.0);
+  EXPECT_EQ(lane0(-708.5), 0.0);
+  EXPECT_TRUE(std::isnan(lane0(std::numeric_limits<double>::quiet_NaN())));
+}
+
+TEST(RuntimeExpDouble, SumMatchesASequentialSumOfLibm) {
+  std::mt19937 generator(3);
+  std::normal_distribution<float> logit(0.0f, 6.0f);
+  // Not a multiple of 8: the tail takes std::exp.
+  std::vector<float> logits(10007);
+  for (float &x : logits)
+    x = logit(generator);
+  double max = *std::max_element(logits.begin(), logits.end());
+  double expected = 0.0;
+  for (float x : logits)
+    expected += std::exp(x - max);
+  double sum = sumOfExponentials(logits.data(),
+                                 static_cast<int64_t>(logits.size()), max);
+  EXPECT_NEAR(sum, expected, 1e-13 * expected);
+  // A -inf logit adds nothing.
+  logits[5] = -std::numeric_limits<float>::infinity();
+  EXPECT_NEAR(
+      sumOfExponentials(logits.data(), 8, max),
+      [&] {
+        double s = 0.0;
+        for (int i = 0; i < 8; ++i)
+          s += std::exp(logits[i] - max);
+        return s;
+      }(),
+      1e-15);
+}
+
+} // namespace
