@@ -353,6 +353,12 @@ def spawn_worker(script, kind, args, threads, peer, flags):
         env["OMP_NUM_THREADS"] = str(threads)
     command = [sys.executable, os.path.abspath(script), "--worker", kind,
                "--threads", str(threads)] + flags
+    return run_measured(kind, command, env)
+
+
+def run_measured(kind, command, env):
+    """Runs a worker's command: its BENCH-RESULT with `others_busy`, the
+    share of the CPUs other processes used meanwhile, and `wall_s`."""
     cpu0, ours0, wall0 = cpu_seconds(), children_seconds(), time.time()
     proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
@@ -388,20 +394,7 @@ def run_worker(kind, args, extra, peer, core=None, preload=None):
                "--threads", str(args.threads), "--repeats", str(args.repeats),
                "--max-seconds", str(args.max_seconds),
                "--runtime", args.runtime] + extra
-    cpu0, ours0, wall0 = cpu_seconds(), children_seconds(), time.time()
-    proc = subprocess.run(command, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    # CPU time the rest of the machine used meanwhile, as a share of it.
-    others = ((cpu_seconds() - cpu0) - (children_seconds() - ours0)) / max(
-        1e-3, (time.time() - wall0) * len(os.sched_getaffinity(0)))
-    for line in proc.stdout.splitlines():
-        if line.startswith("BENCH-RESULT "):
-            if proc.returncode == 0:
-                result = json.loads(line[len("BENCH-RESULT "):])
-                result["others_busy"] = max(0.0, others)
-                return result
-    raise RuntimeError("%s worker failed (exit %d): %s" % (
-        kind, proc.returncode, (proc.stderr.strip().splitlines() or ["?"])[-1]))
+    return run_measured(kind, command, env)
 
 
 def build_interposer():
@@ -940,6 +933,42 @@ def add_build_options(parser):
     parser.add_argument("--runtime", help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=["ours", "torch", "weights"],
                         help=argparse.SUPPRESS)
+
+
+def add_side_by_side_options(parser):
+    """What the benchmarks that run both sides at several thread counts
+    (generate.py, translate.py) share: quiet waiting, the OpenBLAS core and
+    OpenMP wait policy of both sides, the JSON output and the build."""
+    parser.add_argument("--wait-quiet", type=int, default=60, metavar="S",
+                        help="before each thread count, wait up to S seconds "
+                             "for other work on the machine to stop "
+                             "(default 60)")
+    parser.add_argument("--openblas-core", metavar="CORE",
+                        help="set OPENBLAS_CORETYPE=CORE for both sides "
+                             "(e.g. SkylakeX); default: OpenBLAS's choice")
+    parser.add_argument("--omp-wait-policy", default="passive",
+                        choices=["passive", "active", "default"],
+                        help="OMP_WAIT_POLICY of both sides (default "
+                             "passive, as train.py; 'default' leaves it "
+                             "unset)")
+    parser.add_argument("--json", metavar="PATH",
+                        help="also write the results as JSON to PATH")
+    add_build_options(parser)
+
+
+def run_side_by_side(args, workers, driver):
+    """Fills in the tools' paths, then runs the worker that args.worker
+    names (at its one thread count; `workers` and the weights writer), or
+    the driver."""
+    args.compiler = args.compiler or os.path.join(args.build, "bin",
+                                                  "transfuse-compile")
+    args.runtime = os.path.abspath(args.runtime or os.path.join(
+        args.build, "lib", "libtransfuse_runtime.so"))
+    if args.worker:
+        args.threads = args.threads[0]
+        dict(workers, weights=worker_weights)[args.worker](args)
+    else:
+        driver(args)
 
 
 def parse_arguments(parser):

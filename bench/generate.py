@@ -606,21 +606,7 @@ def main():
     parser.add_argument("--recompute-repeats", type=int, default=3,
                         help="timed calls of the recomputing forward per "
                              "length (default 3)")
-    parser.add_argument("--wait-quiet", type=int, default=60, metavar="S",
-                        help="before each thread count, wait up to S seconds "
-                             "for other work on the machine to stop "
-                             "(default 60)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides "
-                             "(e.g. SkylakeX); default: OpenBLAS's choice")
-    parser.add_argument("--omp-wait-policy", default="passive",
-                        choices=["passive", "active", "default"],
-                        help="OMP_WAIT_POLICY of both sides (default "
-                             "passive, as train.py; 'default' leaves it "
-                             "unset)")
-    parser.add_argument("--json", metavar="PATH",
-                        help="also write the results as JSON to PATH")
-    fwd.add_build_options(parser)
+    fwd.add_side_by_side_options(parser)
     for name in ("--model", "--tfm", "--weights"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     parser.add_argument("--worker-prompts", help=argparse.SUPPRESS)
@@ -630,16 +616,8 @@ def main():
     elif min(args.threads) < 1 or args.repeats < 1 or args.recompute_repeats < 1:
         parser.error("--threads, --repeats and --recompute-repeats must be "
                      "positive")
-    args.compiler = args.compiler or os.path.join(args.build, "bin",
-                                                  "transfuse-compile")
-    args.runtime = os.path.abspath(args.runtime or os.path.join(
-        args.build, "lib", "libtransfuse_runtime.so"))
-    if args.worker:
-        args.threads = args.threads[0]
-        {"ours": worker_ours, "torch": worker_torch,
-         "weights": fwd.worker_weights}[args.worker](args)
-    else:
-        driver(args)
+    fwd.run_side_by_side(args, {"ours": worker_ours, "torch": worker_torch},
+                         driver)
 
 
 if __name__ == "__main__":

@@ -450,19 +450,7 @@ def main():
                         help="timed runs per side (default 3)")
     parser.add_argument("--warmup", type=int, default=1,
                         help="untimed runs first (default 1)")
-    parser.add_argument("--wait-quiet", type=int, default=60, metavar="S",
-                        help="before each thread count, wait up to S seconds "
-                             "for other work on the machine to stop "
-                             "(default 60)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides")
-    parser.add_argument("--omp-wait-policy", default="passive",
-                        choices=["passive", "active", "default"],
-                        help="OMP_WAIT_POLICY of both sides (default "
-                             "passive)")
-    parser.add_argument("--json", metavar="PATH",
-                        help="also write the results as JSON to PATH")
-    fwd.add_build_options(parser)
+    fwd.add_side_by_side_options(parser)
     for name in ("--model", "--tfm", "--weights", "--sources-file",
                  "--worker-sources"):
         parser.add_argument(name, help=argparse.SUPPRESS)
@@ -470,16 +458,8 @@ def main():
     if not args.worker and (min(args.threads) < 1 or args.repeats < 1
                             or args.sources < 1):
         parser.error("--threads, --repeats and --sources must be positive")
-    args.compiler = args.compiler or os.path.join(args.build, "bin",
-                                                  "transfuse-compile")
-    args.runtime = os.path.abspath(args.runtime or os.path.join(
-        args.build, "lib", "libtransfuse_runtime.so"))
-    if args.worker:
-        args.threads = args.threads[0]
-        {"ours": worker_ours, "torch": worker_torch,
-         "weights": fwd.worker_weights}[args.worker](args)
-    else:
-        driver(args)
+    fwd.run_side_by_side(args, {"ours": worker_ours, "torch": worker_torch},
+                         driver)
 
 
 if __name__ == "__main__":
