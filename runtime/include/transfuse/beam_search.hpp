@@ -8,8 +8,9 @@
 //
 // Rows. With beam width W (1 <= W <= B, the model's batch), a chunk of
 // floor(B / W) prompts runs at once, prompt k of the chunk in rows
-// kW .. kW + W - 1; the rows left over idle. prefill runs once per chunk on
-// each prompt copied into its W rows; then each step runs decode_step on
+// kW .. kW + W - 1; the rows left over idle. The prompts run once per
+// chunk, each copied into its W rows (as Generator runs them: prefill, or
+// decode_step per position for short ones); then each step runs decode_step on
 // every row, after reorder_cache has moved each new hypothesis's cache into
 // its row (the call is skipped when no row moves).
 //

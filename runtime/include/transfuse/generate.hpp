@@ -1,17 +1,18 @@
 //===- generate.hpp - Generation with a compiled decoder --------*- C++ -*-===//
 //
 // Text generation with a causal language model or an encoder-decoder
-// compiled with its key/value cache: the artifact's `prefill` runs on whole
-// prompts and fills the session's cache, then `decode_step` adds one token
-// per row at a time. Prompts are taken B at a time (B: the batch size the
-// model was compiled for) and right-padded to the model's context S; a
-// last, partial batch is filled with copies of one of its prompts, whose
-// outputs are dropped.
+// compiled with its key/value cache: the prompts fill the session's cache
+// (the artifact's `prefill` on whole prompts, or, where they fill at most
+// a quarter of the context, `decode_step` one position at a time), then
+// `decode_step` adds one token per row at a time. Prompts are taken B at a
+// time (B: the batch size the model was compiled for) and right-padded to
+// the model's context S; a last, partial batch is filled with copies of
+// one of its prompts, whose outputs are dropped.
 //
 // An encoder-decoder continues, for each source, the start of its target
 // (for a model trained by transfuse-train, BOS alone): `encode` runs on
 // the batch's sources, right-padded with zeros to the model's source
-// length, before prefill.
+// length, before the prompts run.
 //
 // A continuation ends after maxNewTokens tokens, before the stop token
 // (which it does not hold), or when the prompt and the continuation fill
