@@ -98,8 +98,9 @@ void Session::run(std::string_view entryName,
     buffers.push_back(parameters_[param].data());
   for (size_t state : entry.state)
     buffers.push_back(state_[state].data());
+  // A device session keeps the cache on the device and has none here.
   for (size_t cache : entry.cache)
-    buffers.push_back(cache_[cache].data());
+    buffers.push_back(device_ ? nullptr : cache_[cache].data());
   for (size_t i = 0; i < entry.inputs.size(); ++i) {
     const TensorDesc &desc = entry.inputs[i];
     const NamedInput *input = bound[i];
