@@ -146,9 +146,10 @@ def load_runtime(path):
         "tf_tensor_file_count": ([VP], I32),
         "tf_tensor_file_get": ([VP, I32, P(NamedTensor)], C.c_int),
         "tf_tensor_file_write": ([C.c_char_p, P(NamedTensor), I32], C.c_int),
-        "tfrt_gemm_f32": ([C.c_int64] * 4 + [VP, C.c_int64, VP, C.c_int64,
-                                             I32, VP, I32, VP, C.c_int64],
-                          None),
+        "tfrt_matmul_f32": ([C.c_int64] * 4 + [VP, C.c_int64, VP, C.c_int64,
+                                               I32, I32, VP, I32, VP,
+                                               C.c_int64],
+                            None),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
@@ -206,7 +207,7 @@ def worker_ours(args):
         a, b = C.create_string_buffer(pattern), C.create_string_buffer(pattern)
         c = C.create_string_buffer(4 * n * n)
         times = time_calls(
-            lambda: lib.tfrt_gemm_f32(1, n, n, n, a, 0, b, 0, 0, None, 0, c, 0),
+            lambda: lib.tfrt_matmul_f32(1, n, n, n, a, 0, b, 0, 0, 0, None, 0, c, 0),
             3, args.repeats, 5, args.max_seconds)
         emit({"times": times, "blas": mapped_libraries(r"openblas|blas"),
               "core": openblas_core()})
@@ -745,10 +746,10 @@ def driver(args):
     print("fp32 GEMM %d^3, median of %d threads:" % (GEMM_SIZE, args.threads))
     print("  peer torch.mm        %6.1f GFLOP/s  (OpenBLAS kernels: %s)" % (
         peer_rate, peer_gemm["core"] or "not OpenBLAS"))
-    print("  ours tfrt_gemm_f32   %6.1f GFLOP/s  (OpenBLAS kernels: %s)" % (
+    print("  ours tfrt_matmul_f32 %6.1f GFLOP/s  (OpenBLAS kernels: %s)" % (
         ours_rate, ours_gemm["core"] or "not OpenBLAS"))
     if probe_rate:
-        print("  probe tfrt_gemm_f32  %6.1f GFLOP/s  (OPENBLAS_CORETYPE=%s, "
+        print("  probe tfrt_matmul_f32 %6.1f GFLOP/s  (OPENBLAS_CORETYPE=%s, "
               "the best kernels for %s)" % (probe_rate, best_core, isa))
     print("  machine peak taken as %.1f GFLOP/s (DESIGN.md's reference: "
           "~160-190 on 2 threads of Zen 4)" % peak)
@@ -885,7 +886,7 @@ def driver(args):
         print()
         print("Where our forward's time goes (a separate run of ours with "
               "bench/gemm_interpose.c preloaded):")
-        print_table(["model", "ours ms", "in tfrt_gemm_f32 ms",
+        print_table(["model", "ours ms", "in tfrt_matmul_f32 ms",
                      "outside GEMM ms", "GEMM calls", "GFLOP/s in calls",
                      "GFLOP in calls / counted", "torch ms"], splits)
     print()

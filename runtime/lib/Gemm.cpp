@@ -1,7 +1,9 @@
-//===- Gemm.cpp - tfrt_gemm_f32, the GEMM kernel of generated code --------===//
+//===- Gemm.cpp - tfrt_matmul_f32, the GEMM kernel of generated code ------===//
 //
-// C[b] = act(A[b] · op(B[b]) + bias): OpenBLAS cblas_sgemm (row-major,
-// beta 0), then bias and activation in one pass over C.
+// C[b] = act(op(A[b]) · op(B[b]) + bias): OpenBLAS cblas_sgemm (row-major,
+// beta 0), then bias and activation in one pass over C. A transposed
+// operand is read where it lies (a weight gradient's Xᵀ·dY never copies
+// Xᵀ out).
 //
 // Results must not depend on the thread count, and OpenBLAS's do: its
 // threaded driver splits C by the thread count and computes edge blocks
@@ -133,7 +135,7 @@ private:
 };
 
 [[noreturn]] void abortWith(const char *what) {
-  std::fprintf(stderr, "tfrt_gemm_f32: %s\n", what);
+  std::fprintf(stderr, "tfrt_matmul_f32: %s\n", what);
   std::abort();
 }
 
@@ -142,11 +144,12 @@ private:
 
 using namespace transfuse::rt;
 
-extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                              const float *a, int64_t stride_a, const float *b,
-                              int64_t stride_b, int32_t trans_b,
-                              const float *bias, int32_t activation, float *c,
-                              int64_t stride_c) {
+extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                const float *a, int64_t stride_a,
+                                const float *b, int64_t stride_b,
+                                int32_t trans_a, int32_t trans_b,
+                                const float *bias, int32_t activation, float *c,
+                                int64_t stride_c) {
   // The generated code passes static shapes; anything else is a compiler
   // bug, not an input error, and must not write out of bounds.
   if (batch < 0 || m < 0 || n < 0 || k < 0)
@@ -171,7 +174,7 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
 
   Split rows(m, kTileRows), columns(n, kTileColumns);
   int64_t tiles = rows.count * columns.count;
-  int64_t lda = k, ldb = trans_b ? k : n, ldc = n;
+  int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n;
   parallelFor(batch * tiles, 1, [&](int64_t begin, int64_t end) {
     SingleThreadedBlas singleThreaded;
     for (int64_t tile = begin; tile < end; ++tile) {
@@ -180,7 +183,7 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
       int64_t column = tile % columns.count * columns.step;
       int64_t height = std::min(rows.step, m - row);
       int64_t width = std::min(columns.step, n - column);
-      const float *ai = a + i * stride_a + row * lda;
+      const float *ai = a + i * stride_a + (trans_a ? row : row * lda);
       const float *bi = b + i * stride_b + (trans_b ? column * ldb : column);
       float *ci = c + i * stride_c + row * ldc + column;
       if (k == 0) {
@@ -189,7 +192,8 @@ extern "C" void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
         for (int64_t r = 0; r < height; ++r)
           std::fill_n(ci + r * ldc, width, 0.0f);
       } else {
-        sgemm(kRowMajor, kNoTrans, trans_b ? kTrans : kNoTrans,
+        sgemm(kRowMajor, trans_a ? kTrans : kNoTrans,
+              trans_b ? kTrans : kNoTrans,
               static_cast<int>(height), static_cast<int>(width),
               static_cast<int>(k), 1.0f, ai, static_cast<int>(lda), bi,
               static_cast<int>(ldb), 0.0f, ci, static_cast<int>(ldc));

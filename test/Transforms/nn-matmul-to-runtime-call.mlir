@@ -4,19 +4,19 @@
 // -nn-matmul-to-runtime-call: after bufferization, a linalg.matmul or
 // linalg.batch_matmul of contiguous row-major f32 buffers whose output was
 // just zeroed becomes one call to the runtime's
-//   tfrt_gemm_f32(batch, m, n, k, a, stride_a, b, stride_b, trans_b,
-//                 bias, activation, c, stride_c)
+//   tfrt_matmul_f32(batch, m, n, k, a, stride_a, b, stride_b, trans_a,
+//                   trans_b, bias, activation, c, stride_c)
 // (docs/artifact.md) on the buffers' aligned pointers, and the zeroing goes
 // away. Anything else is left for the generic lowering. With target=cuda
-// (CUDA) the call is of tfrt_cuda_gemm_f32, the same arguments on device
+// (CUDA) the call is of tfrt_cuda_matmul_f32, the same arguments on device
 // pointers (runtime/lib/cuda/Gemm.cpp, on cuBLASLt); what is left alone is
 // left alone the same way.
 
 // Two matmuls, one declaration. A [m, k] x [k, n] product is batch 1 with
 // strides 0, no transpose, no bias, no activation.
 // CHECK-LABEL: module {
-// CHECK-NEXT:    func.func private @tfrt_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
-// CHECK-NOT:     func.func private @tfrt_gemm_f32
+// CHECK-NEXT:    func.func private @tfrt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64)
+// CHECK-NOT:     func.func private @tfrt_matmul_f32
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    (%[[A:.*]]: memref<4x16xf32>, %[[B:.*]]: memref<16x8xf32>, %[[C:.*]]: memref<4x8xf32>, %[[D:.*]]: memref<2x3xf32>, %[[E:.*]]: memref<3x5xf32>, %[[F:.*]]: memref<2x5xf32>)
 // CHECK-NOT:     linalg.fill
@@ -36,19 +36,19 @@
 // CHECK-DAG:     %c16_i64 = arith.constant 16 : i64
 // CHECK-DAG:     %c0_i64 = arith.constant 0 : i64
 // CHECK-DAG:     %c0_i32 = arith.constant 0 : i32
-// CHECK:         call @tfrt_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c0_i64{{[_0-9]*}}, %[[BP]], %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+// CHECK:         call @tfrt_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c0_i64{{[_0-9]*}}, %[[BP]], %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
 // CHECK-NOT:     linalg.matmul
 // CHECK-NOT:     linalg.fill
 // CHECK:         %[[DI:.*]] = memref.extract_aligned_pointer_as_index %[[D]] : memref<2x3xf32> -> index
 // CHECK:         %[[EI:.*]] = memref.extract_aligned_pointer_as_index %[[E]] : memref<3x5xf32> -> index
 // CHECK:         %[[FI:.*]] = memref.extract_aligned_pointer_as_index %[[F]] : memref<2x5xf32> -> index
-// CHECK:         call @tfrt_gemm_f32(%c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}})
+// CHECK:         call @tfrt_matmul_f32(%c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}})
 // CHECK-NOT:     linalg.matmul
 // CHECK-NOT:     linalg.fill
 // CHECK:         return
 // CUDA-LABEL: module {
-// CUDA-NEXT:    func.func private @tfrt_cuda_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
-// CUDA-NOT:     @tfrt_gemm_f32
+// CUDA-NEXT:    func.func private @tfrt_cuda_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64)
+// CUDA-NOT:     @tfrt_matmul_f32
 // CUDA-LABEL: func.func @matmul
 // CUDA-SAME:    (%[[A:.*]]: memref<4x16xf32>, %[[B:.*]]: memref<16x8xf32>, %[[C:.*]]: memref<4x8xf32>,
 // CUDA-NOT:     linalg.fill
@@ -62,8 +62,8 @@
 // CUDA-DAG:     %[[CI:.*]] = memref.extract_aligned_pointer_as_index %[[C]] : memref<4x8xf32> -> index
 // CUDA-DAG:     %[[CI64:.*]] = arith.index_cast %[[CI]] : index to i64
 // CUDA-DAG:     %[[CP:.*]] = llvm.inttoptr %[[CI64]] : i64 to !llvm.ptr
-// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c0_i64{{[_0-9]*}}, %[[BP]], %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
-// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}},
+// CUDA:         call @tfrt_cuda_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c0_i64{{[_0-9]*}}, %[[BP]], %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}}) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+// CUDA:         call @tfrt_cuda_matmul_f32(%c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}},
 // CUDA-NOT:     linalg.matmul
 // CUDA:         return
 func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>,
@@ -99,10 +99,10 @@ func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32
 // CHECK-DAG:     %c64_i64 = arith.constant 64 : i64
 // CHECK-DAG:     %c128_i64 = arith.constant 128 : i64
 // CHECK-DAG:     %c32_i64 = arith.constant 32 : i64
-// CHECK:         call @tfrt_gemm_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c64_i64, %[[BP]], %c128_i64, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c32_i64) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+// CHECK:         call @tfrt_matmul_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %[[AP]], %c64_i64, %[[BP]], %c128_i64, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %[[NULL]], %c0_i32{{[_0-9]*}}, %[[CP]], %c32_i64) : (i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
 // CHECK-NEXT:    return
 // CUDA-LABEL: func.func @batch_matmul
-// CUDA:         call @tfrt_cuda_gemm_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %c64_i64, %{{.*}}, %c128_i64, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c32_i64)
+// CUDA:         call @tfrt_cuda_matmul_f32(%c2_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %c64_i64, %{{.*}}, %c128_i64, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c32_i64)
 // CUDA-NEXT:    return
 func.func @batch_matmul(%a: memref<2x4x16xf32>, %b: memref<2x16x8xf32>, %c: memref<2x4x8xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -115,17 +115,17 @@ func.func @batch_matmul(%a: memref<2x4x16xf32>, %b: memref<2x16x8xf32>, %c: memr
 
 // An existing declaration is reused, not repeated.
 // CHECK-LABEL: module {
-// CHECK-NEXT:    func.func private @tfrt_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
+// CHECK-NEXT:    func.func private @tfrt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64)
 // CHECK-NEXT:    func.func @declared(
-// CHECK-NOT:     func.func private @tfrt_gemm_f32
-// CHECK:         call @tfrt_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
+// CHECK-NOT:     func.func private @tfrt_matmul_f32
+// CHECK:         call @tfrt_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
 // The CPU kernel's declaration is no declaration of the CUDA one.
 // CUDA-LABEL: module {
-// CUDA-NEXT:    func.func private @tfrt_cuda_gemm_f32(
-// CUDA-NEXT:    func.func private @tfrt_gemm_f32(
+// CUDA-NEXT:    func.func private @tfrt_cuda_matmul_f32(
+// CUDA-NEXT:    func.func private @tfrt_matmul_f32(
 // CUDA-NEXT:    func.func @declared(
-// CUDA:         call @tfrt_cuda_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
-func.func private @tfrt_gemm_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, !llvm.ptr, i32, !llvm.ptr, i64)
+// CUDA:         call @tfrt_cuda_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64,
+func.func private @tfrt_matmul_f32(i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i32, i32, !llvm.ptr, i32, !llvm.ptr, i64)
 func.func @declared(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
@@ -147,7 +147,7 @@ func.func @declared(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf
 // CHECK:         %[[CI:.*]] = memref.extract_aligned_pointer_as_index %[[C]] : memref<4x8xf32> -> index
 // CHECK-NEXT:    %[[CI64:.*]] = arith.index_cast %[[CI]] : index to i64
 // CHECK-NEXT:    %[[CP:.*]] = llvm.inttoptr %[[CI64]] : i64 to !llvm.ptr
-// CHECK:         call @tfrt_gemm_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %c0_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}})
+// CHECK:         call @tfrt_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %c0_i64{{[_0-9]*}}, %{{.*}}, %c0_i64{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %{{.*}}, %c0_i32{{[_0-9]*}}, %[[CP]], %c0_i64{{[_0-9]*}})
 // CHECK-NEXT:    memref.dealloc %[[Z]] : memref<4x8xf32>
 // CHECK-NEXT:    return
 func.func @copy_of_zeros(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
@@ -172,11 +172,11 @@ func.func @copy_of_zeros(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<
 // CHECK-NOT:     linalg.fill
 // CHECK-NOT:     memref.copy
 // CHECK:         memref.extract_aligned_pointer_as_index %[[C]] : memref<4x8xf32> -> index
-// CHECK:         call @tfrt_gemm_f32(
+// CHECK:         call @tfrt_matmul_f32(
 // CHECK:         memref.extract_aligned_pointer_as_index %[[D]] : memref<4x8xf32> -> index
-// CHECK:         call @tfrt_gemm_f32(
+// CHECK:         call @tfrt_matmul_f32(
 // CHECK:         memref.extract_aligned_pointer_as_index %[[Z]] : memref<4x8xf32> -> index
-// CHECK:         call @tfrt_gemm_f32(
+// CHECK:         call @tfrt_matmul_f32(
 // CHECK-NEXT:    memref.dealloc %[[Z]] : memref<4x8xf32>
 // CHECK-NEXT:    return
 func.func @shared_zeros(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>, %d: memref<4x8xf32>) {
@@ -346,11 +346,13 @@ func.func @copy_of_copied_over(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %x: m
 // CHECK-DAG:     %[[EIGHT:.*]] = arith.constant 8 : i64
 // CHECK-DAG:     %[[SIXTEEN:.*]] = arith.constant 16 : i64
 // CHECK-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
-// CHECK:         call @tfrt_gemm_f32(%[[ONE]], %[[FOUR]], %[[EIGHT]], %[[SIXTEEN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]],
+// CHECK-DAG:     %[[NOTRANS:.*]] = arith.constant 0 : i32
+// CHECK:         call @tfrt_matmul_f32(%[[ONE]], %[[FOUR]], %[[EIGHT]], %[[SIXTEEN]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOTRANS]], %[[TRANS]],
 // CHECK-NOT:     linalg.matmul
 // CUDA-LABEL: func.func @transposed_b
 // CUDA-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
-// CUDA:         call @tfrt_cuda_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]],
+// CUDA-DAG:     %[[NOTRANS:.*]] = arith.constant 0 : i32
+// CUDA:         call @tfrt_cuda_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOTRANS]], %[[TRANS]],
 #ma = affine_map<(d0, d1, d2) -> (d0, d2)>
 #mb = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mc = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -363,12 +365,27 @@ func.func @transposed_b(%a: memref<4x16xf32>, %b: memref<8x16xf32>, %c: memref<4
 
 // -----
 
-// A matmul reading A transposed is not a product the call computes.
-// CHECK-DAG:   #[[MA:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// A matmul reading A as [k, m] (a weight gradient's Xᵀ dY) is the call
+// with trans_a: m and k are read off C and A's rows, and A is passed where
+// it lies.
 // CHECK-LABEL: func.func @transposed_a
-// CHECK:         linalg.fill
-// CHECK-NEXT:    linalg.matmul indexing_maps = [#[[MA]], {{.*}}] ins(%{{.*}}, %{{.*}} : memref<16x4xf32>, memref<16x8xf32>) outs(%{{.*}} : memref<4x8xf32>)
-// CHECK-NOT:     call @tfrt_gemm_f32
+// CHECK-SAME:    (%[[A:.*]]: memref<16x4xf32>,
+// CHECK-NOT:     linalg.fill
+// CHECK-DAG:     %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG:     %[[FOUR:.*]] = arith.constant 4 : i64
+// CHECK-DAG:     %[[EIGHT:.*]] = arith.constant 8 : i64
+// CHECK-DAG:     %[[SIXTEEN:.*]] = arith.constant 16 : i64
+// CHECK-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
+// CHECK-DAG:     %[[NOTRANS:.*]] = arith.constant 0 : i32
+// CHECK-DAG:     %[[AI:.*]] = memref.extract_aligned_pointer_as_index %[[A]] : memref<16x4xf32> -> index
+// CHECK-DAG:     %[[AI64:.*]] = arith.index_cast %[[AI]] : index to i64
+// CHECK-DAG:     %[[AP:.*]] = llvm.inttoptr %[[AI64]] : i64 to !llvm.ptr
+// CHECK:         call @tfrt_matmul_f32(%[[ONE]], %[[FOUR]], %[[EIGHT]], %[[SIXTEEN]], %[[AP]], %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]], %[[NOTRANS]],
+// CHECK-NOT:     linalg.matmul
+// CUDA-LABEL: func.func @transposed_a
+// CUDA-DAG:     %[[TRANS:.*]] = arith.constant 1 : i32
+// CUDA-DAG:     %[[NOTRANS:.*]] = arith.constant 0 : i32
+// CUDA:         call @tfrt_cuda_matmul_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TRANS]], %[[NOTRANS]],
 #ta = affine_map<(d0, d1, d2) -> (d2, d0)>
 #tb = affine_map<(d0, d1, d2) -> (d2, d1)>
 #tc = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -381,11 +398,46 @@ func.func @transposed_a(%a: memref<16x4xf32>, %b: memref<16x8xf32>, %c: memref<4
 
 // -----
 
+// Both read transposed: both flags.
+// CHECK-LABEL: func.func @transposed_both
+// CHECK:         call @tfrt_matmul_f32(%c1_i64, %c4_i64, %c8_i64, %c16_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32{{[_0-9]*}}, %c1_i32{{[_0-9]*}},
+// CHECK-NOT:     linalg.matmul
+#ba = affine_map<(d0, d1, d2) -> (d2, d0)>
+#bb = affine_map<(d0, d1, d2) -> (d1, d2)>
+#bc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @transposed_both(%a: memref<16x4xf32>, %b: memref<8x16xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul indexing_maps = [#ba, #bb, #bc] ins(%a, %b : memref<16x4xf32>, memref<8x16xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// A matmul of other maps (an lhs broadcast over the rows) is not a product
+// the call computes.
+// CHECK-DAG:   #[[MA:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @broadcast_a
+// CHECK:         linalg.fill
+// CHECK-NEXT:    linalg.matmul indexing_maps = [#[[MA]], {{.*}}] ins(%{{.*}}, %{{.*}} : memref<16xf32>, memref<16x8xf32>) outs(%{{.*}} : memref<4x8xf32>)
+// CHECK-NOT:     call @tfrt_matmul_f32
+#va = affine_map<(d0, d1, d2) -> (d2)>
+#vb = affine_map<(d0, d1, d2) -> (d2, d1)>
+#vc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @broadcast_a(%a: memref<16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul indexing_maps = [#va, #vb, #vc] ins(%a, %b : memref<16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
 // Tensors: only bufferized matmuls are rewritten.
 // CHECK-LABEL: func.func @tensors
 // CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:    linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x8xf32>) outs(%{{.*}} : tensor<4x8xf32>) -> tensor<4x8xf32>
-// CHECK-NOT:     call @tfrt_gemm_f32
+// CHECK-NOT:     call @tfrt_matmul_f32
 func.func @tensors(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x8xf32>
@@ -402,7 +454,7 @@ func.func @tensors(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32
 // CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<4x8xf32>)
 // CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<2x8xf32, strided<[8, 1]>>)
 // CHECK:         linalg.matmul
-// CHECK-NOT:     call @tfrt_gemm_f32
+// CHECK-NOT:     call @tfrt_matmul_f32
 func.func @view_written_after_fill(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32
@@ -420,7 +472,7 @@ func.func @view_written_after_fill(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %
 // CHECK-LABEL: func.func @source_view_written
 // CHECK:         memref.copy
 // CHECK:         linalg.matmul
-// CHECK-NOT:     call @tfrt_gemm_f32
+// CHECK-NOT:     call @tfrt_matmul_f32
 func.func @source_view_written(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
   %zero = arith.constant 0.0 : f32
   %one = arith.constant 1.0 : f32

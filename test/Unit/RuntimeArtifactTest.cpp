@@ -328,10 +328,10 @@ TEST_F(RuntimeArtifactTest, CodeThatIsNotASharedObject) {
 }
 
 TEST_F(RuntimeArtifactTest, TheCodeLeavesTheKernelsToTheRuntime) {
-  // The fake model calls tfrt_gemm_f32 without defining it: loading it
+  // The fake model calls tfrt_matmul_f32 without defining it: loading it
   // resolves the symbol against this process's runtime library.
   std::string code = fakeModelCode();
-  EXPECT_NE(code.find("tfrt_gemm_f32"), std::string::npos);
+  EXPECT_NE(code.find("tfrt_matmul_f32"), std::string::npos);
   ASSERT_EQ(open(writeTfm()).status, TF_OK) << tf_last_error();
 }
 

@@ -1,4 +1,4 @@
-//===- RuntimeGemmTest.cpp - tfrt_gemm_f32 against a naive reference -----===//
+//===- RuntimeGemmTest.cpp - tfrt_matmul_f32 against a naive reference ---===//
 #include "RuntimeTesting.h"
 
 #include <cmath>
@@ -9,7 +9,7 @@ namespace {
 
 struct GemmCase {
   int64_t batch, m, n, k;
-  bool transB;
+  bool transA, transB;
   int64_t strideA, strideB, strideC; // -1: dense (the matrix size)
   bool bias;
   int32_t activation;
@@ -33,7 +33,8 @@ double activate(double x, int32_t activation) {
 std::string describe(const GemmCase &c) {
   return "batch " + std::to_string(c.batch) + " m " + std::to_string(c.m) +
          " n " + std::to_string(c.n) + " k " + std::to_string(c.k) +
-         " trans_b " + std::to_string(c.transB) + " strides " +
+         " trans_a " + std::to_string(c.transA) + " trans_b " +
+         std::to_string(c.transB) + " strides " +
          std::to_string(c.strideA) + "/" + std::to_string(c.strideB) + "/" +
          std::to_string(c.strideC) + " bias " + std::to_string(c.bias) +
          " activation " + std::to_string(c.activation);
@@ -61,9 +62,10 @@ void check(GemmCase c) {
   std::vector<float> bias = fill(c.n);
   std::vector<float> out((c.batch - 1) * c.strideC + sizeC, 123.0f);
 
-  tfrt_gemm_f32(c.batch, c.m, c.n, c.k, a.data(), c.strideA, b.data(),
-                c.strideB, c.transB, c.bias ? bias.data() : nullptr,
-                c.activation, out.data(), c.strideC);
+  tfrt_matmul_f32(c.batch, c.m, c.n, c.k, a.data(), c.strideA, b.data(),
+                  c.strideB, c.transA, c.transB,
+                  c.bias ? bias.data() : nullptr, c.activation, out.data(),
+                  c.strideC);
 
   for (int64_t e = 0; e < c.batch; ++e) {
     const float *ae = a.data() + e * c.strideA;
@@ -73,7 +75,7 @@ void check(GemmCase c) {
       for (int64_t j = 0; j < c.n; ++j) {
         double sum = c.bias ? bias[j] : 0.0;
         for (int64_t p = 0; p < c.k; ++p)
-          sum += double(ae[i * c.k + p]) *
+          sum += double(c.transA ? ae[p * c.m + i] : ae[i * c.k + p]) *
                  double(c.transB ? be[j * c.k + p] : be[p * c.n + j]);
         double expected = activate(sum, c.activation);
         ASSERT_NEAR(ce[i * c.n + j], expected, 2e-5 * (1 + std::fabs(expected)))
@@ -82,46 +84,52 @@ void check(GemmCase c) {
   }
 }
 
+/// Both operands plain, then each transposed, then both.
+constexpr bool kTransposes[][2] = {
+    {false, false}, {false, true}, {true, false}, {true, true}};
+
 TEST(RuntimeGemm, PlainAndTransposed) {
-  for (bool transB : {false, true}) {
-    check({1, 5, 7, 3, transB, -1, -1, -1, false, 0});
-    check({1, 33, 65, 129, transB, -1, -1, -1, false, 0});
+  for (auto [transA, transB] : kTransposes) {
+    check({1, 5, 7, 3, transA, transB, -1, -1, -1, false, 0});
+    check({1, 33, 65, 129, transA, transB, -1, -1, -1, false, 0});
   }
 }
 
 TEST(RuntimeGemm, Batched) {
-  for (bool transB : {false, true})
-    check({4, 6, 5, 7, transB, -1, -1, -1, false, 0});
+  for (auto [transA, transB] : kTransposes)
+    check({4, 6, 5, 7, transA, transB, -1, -1, -1, false, 0});
 }
 
 TEST(RuntimeGemm, BatchStridesIncludingBroadcast) {
-  for (bool transB : {false, true}) {
+  for (auto [transA, transB] : kTransposes) {
     // B shared by every entry (a weight), then A shared.
-    check({3, 4, 6, 5, transB, -1, 0, -1, true, 0});
-    check({3, 4, 6, 5, transB, 0, -1, -1, false, 0});
+    check({3, 4, 6, 5, transA, transB, -1, 0, -1, true, 0});
+    check({3, 4, 6, 5, transA, transB, 0, -1, -1, false, 0});
     // Padded strides: entries further apart than their size.
-    check({3, 4, 6, 5, transB, 4 * 5 + 7, 6 * 5 + 3, 4 * 6 + 11, true, 1});
+    check({3, 4, 6, 5, transA, transB, 4 * 5 + 7, 6 * 5 + 3, 4 * 6 + 11, true,
+           1});
   }
 }
 
 TEST(RuntimeGemm, BiasAndEachActivation) {
   for (int32_t activation : {0, 1, 2, 3})
     for (bool bias : {false, true})
-      for (bool transB : {false, true})
-        check({2, 9, 17, 8, transB, -1, -1, -1, bias, activation});
+      for (auto [transA, transB] : kTransposes)
+        check({2, 9, 17, 8, transA, transB, -1, -1, -1, bias, activation});
 }
 
 TEST(RuntimeGemm, EmptyReductionGivesTheEpilogueOfZero) {
-  check({2, 3, 4, 0, false, -1, -1, -1, true, 2});
-  check({2, 3, 4, 0, true, -1, -1, -1, false, 0});
+  check({2, 3, 4, 0, false, false, -1, -1, -1, true, 2});
+  check({2, 3, 4, 0, true, true, -1, -1, -1, false, 0});
 }
 
 TEST(RuntimeGemm, OutputsOfSeveralTiles) {
   // Rows and columns past one tile (256 x 1024) and not a multiple of the
   // tile alignment: every tile, the ragged last ones included, gets its
-  // rows of A, its columns of B and of the bias.
-  for (bool transB : {false, true})
-    check({2, 300, 1100, 40, transB, -1, -1, 300 * 1100 + 5, true, 1});
+  // rows of A (its columns, when A is transposed), its columns of B and of
+  // the bias.
+  for (auto [transA, transB] : kTransposes)
+    check({2, 300, 1100, 40, transA, transB, -1, -1, 300 * 1100 + 5, true, 1});
 }
 
 TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
@@ -134,19 +142,20 @@ TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
   for (std::vector<float> *v : {&a, &b, &bias})
     for (float &x : *v)
       x = dist(rng);
-  for (bool transB : {false, true}) {
+  for (auto [transA, transB] : kTransposes) {
     std::vector<float> single;
     for (int32_t threads : {1, 2, 3}) {
       ASSERT_EQ(tf_set_num_threads(threads), TF_OK);
       std::vector<float> c(batch * m * n);
-      tfrt_gemm_f32(batch, m, n, k, a.data(), m * k, b.data(), k * n, transB,
-                    bias.data(), 2, c.data(), m * n);
+      tfrt_matmul_f32(batch, m, n, k, a.data(), m * k, b.data(), k * n, transA,
+                      transB, bias.data(), 2, c.data(), m * n);
       if (threads == 1)
         single = c;
       else
         EXPECT_EQ(
             std::memcmp(c.data(), single.data(), c.size() * sizeof(float)), 0)
-            << threads << " threads, trans_b " << transB;
+            << threads << " threads, trans_a " << transA << ", trans_b "
+            << transB;
     }
   }
   tf_set_num_threads(0);
@@ -154,8 +163,8 @@ TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
 
 TEST(RuntimeGemm, EmptyOutputsTouchNothing) {
   float c = 5.0f;
-  tfrt_gemm_f32(0, 1, 1, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0, &c, 0);
-  tfrt_gemm_f32(1, 0, 1, 1, nullptr, 0, nullptr, 0, 0, nullptr, 0, &c, 0);
+  tfrt_matmul_f32(0, 1, 1, 1, nullptr, 0, nullptr, 0, 0, 0, nullptr, 0, &c, 0);
+  tfrt_matmul_f32(1, 0, 1, 1, nullptr, 0, nullptr, 0, 0, 0, nullptr, 0, &c, 0);
   EXPECT_EQ(c, 5.0f);
 }
 
@@ -168,8 +177,8 @@ TEST(RuntimeGemm, ActivationsAreAccurateOverTheirRange) {
   for (int32_t activation : {1, 2, 3}) {
     std::vector<float> c(n);
     // x as a 1 x n matrix B, A = [1]: C = A · B.
-    tfrt_gemm_f32(1, 1, n, 1, one.data(), 0, x.data(), 0, 0, nullptr,
-                  activation, c.data(), 0);
+    tfrt_matmul_f32(1, 1, n, 1, one.data(), 0, x.data(), 0, 0, 0, nullptr,
+                    activation, c.data(), 0);
     double worst = 0;
     for (int64_t i = 0; i < n; ++i)
       worst = std::max(worst, std::fabs(c[i] - activate(x[i], activation)) /

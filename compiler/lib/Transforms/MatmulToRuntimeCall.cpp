@@ -1,4 +1,4 @@
-//===- MatmulToRuntimeCall.cpp - Bufferized matmuls to tfrt_gemm_f32 ------===//
+//===- MatmulToRuntimeCall.cpp - Bufferized matmuls to tfrt_matmul_f32 ----===//
 #include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
 
@@ -17,8 +17,8 @@ using namespace transfuse::buffers;
 
 namespace {
 
-constexpr llvm::StringLiteral kGemm = "tfrt_gemm_f32";
-constexpr llvm::StringLiteral kCUDAGemm = "tfrt_cuda_gemm_f32";
+constexpr llvm::StringLiteral kGemm = "tfrt_matmul_f32";
+constexpr llvm::StringLiteral kCUDAGemm = "tfrt_cuda_matmul_f32";
 
 bool isContiguousF32(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
@@ -84,24 +84,38 @@ func::FuncOp declareGemm(ModuleOp module, StringRef name) {
       module, name,
       FunctionType::get(
           context,
-          {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, ptr, i32, ptr, i64},
+          {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, i32, ptr, i32, ptr,
+           i64},
           {}));
 }
 
-/// Whether a linalg.matmul reads its rhs as [n, k] (a Linear weight).
-bool readsRhsTransposed(linalg::MatmulOp matmul) {
+/// Which operands a GEMM reads transposed where they lie.
+struct Transposes {
+  bool a = false, b = false;
+};
+
+/// How a linalg.matmul reads its operands: A as [m, k] or [k, m], B as
+/// [k, n] or [n, k] (a Linear weight); nothing for other maps.
+std::optional<Transposes> transposesOf(linalg::MatmulOp matmul) {
   MLIRContext *context = matmul.getContext();
   AffineExpr m, n, k;
   bindDims(context, m, n, k);
-  SmallVector<AffineMap> transposed = {AffineMap::get(3, 0, {m, k}, context),
-                                       AffineMap::get(3, 0, {n, k}, context),
-                                       AffineMap::get(3, 0, {m, n}, context)};
-  return matmul.getIndexingMapsArray() == transposed;
+  auto map = [&](ArrayRef<AffineExpr> results) {
+    return AffineMap::get(3, 0, results, context);
+  };
+  for (bool a : {false, true})
+    for (bool b : {false, true})
+      if (matmul.getIndexingMapsArray() ==
+          SmallVector<AffineMap>{a ? map({k, m}) : map({m, k}),
+                                 b ? map({n, k}) : map({k, n}), map({m, n})})
+        return Transposes{a, b};
+  return std::nullopt;
 }
 
-/// Replaces `op` (C = A op(B) over `batch` entries of [m, k] x [k, n], B
-/// read as [n, k] when `transposeB`) by a call.
-LogicalResult rewrite(linalg::LinalgOp op, bool transposeB, func::FuncOp gemm) {
+/// Replaces `op` (C = op(A) op(B) over `batch` entries of [m, k] x [k, n],
+/// A stored [k, m] and B [n, k] where `transposes` says) by a call.
+LogicalResult rewrite(linalg::LinalgOp op, Transposes transposes,
+                      func::FuncOp gemm) {
   Value a = op.getDpsInputs()[0], bMat = op.getDpsInputs()[1],
         c = op.getDpsInits()[0];
   if (!isContiguousF32(a) || !isContiguousF32(bMat) || !isContiguousF32(c))
@@ -113,7 +127,8 @@ LogicalResult rewrite(linalg::LinalgOp op, bool transposeB, func::FuncOp gemm) {
   auto cShape = cast<MemRefType>(c.getType()).getShape();
   int64_t rank = aShape.size();
   int64_t batch = rank == 3 ? aShape[0] : 1;
-  int64_t m = aShape[rank - 2], k = aShape[rank - 1], n = cShape.back();
+  int64_t m = cShape[rank - 2], n = cShape.back();
+  int64_t k = aShape[transposes.a ? rank - 2 : rank - 1];
   OpBuilder b(op);
   Location loc = op.getLoc();
   auto i64 = [&](int64_t v) {
@@ -128,7 +143,8 @@ LogicalResult rewrite(linalg::LinalgOp op, bool transposeB, func::FuncOp gemm) {
       b, loc, gemm,
       ValueRange{i64(batch), i64(m), i64(n), i64(k), pointerOf(b, loc, a),
                  i64(rank == 3 ? m * k : 0), pointerOf(b, loc, bMat),
-                 i64(rank == 3 ? k * n : 0), i32(transposeB ? 1 : 0), null,
+                 i64(rank == 3 ? k * n : 0), i32(transposes.a),
+                 i32(transposes.b), null,
                  i32(0), pointerOf(b, loc, c), i64(rank == 3 ? m * n : 0)});
   zeroInit->erase();
   op.erase();
@@ -140,27 +156,24 @@ struct MatmulToRuntimeCallPass
   using MatmulToRuntimeCallBase::MatmulToRuntimeCallBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<linalg::LinalgOp, bool>> matmuls;
+    SmallVector<std::pair<linalg::LinalgOp, Transposes>> matmuls;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureBufferSemantics())
         return;
-      if (isa<linalg::BatchMatmulOp>(op.getOperation()))
-        matmuls.push_back({op, false});
-      auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
-      if (!matmul)
-        return;
-      if (op.getIndexingMapsArray() ==
-          matmul.getDefaultIndexingMaps(op->getContext()))
-        matmuls.push_back({op, false});
-      else if (readsRhsTransposed(matmul))
-        matmuls.push_back({op, true});
+      if (auto batched = dyn_cast<linalg::BatchMatmulOp>(op.getOperation());
+          batched && op.getIndexingMapsArray() ==
+                         batched.getDefaultIndexingMaps(op->getContext()))
+        matmuls.push_back({op, Transposes{}});
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+        if (std::optional<Transposes> transposes = transposesOf(matmul))
+          matmuls.push_back({op, *transposes});
     });
     if (matmuls.empty())
       return;
     func::FuncOp gemm = declareGemm(
         module, target == transfuse::RuntimeTarget::CUDA ? kCUDAGemm : kGemm);
-    for (auto [op, transposeB] : matmuls)
-      (void)rewrite(op, transposeB, gemm);
+    for (auto [op, transposes] : matmuls)
+      (void)rewrite(op, transposes, gemm);
   }
 };
 

@@ -354,14 +354,16 @@ TF_API tf_status tf_tensor_file_write(const char *path,
 
 /*===-- Kernels the generated code calls (docs/artifact.md) ---------------===*/
 
-/* C[b] = act(A[b] · op(B[b]) + bias) for b in [0, batch); row-major.
-   op(B) = Bᵀ if trans_b. Strides are in elements between batch entries;
-   a stride of 0 broadcasts that operand. bias may be null (length n).
+/* C[b] = act(op(A[b]) · op(B[b]) + bias) for b in [0, batch); row-major,
+   C [m, n]. op(A) = Aᵀ (A stored [k, m]) if trans_a, op(B) = Bᵀ (B stored
+   [n, k]) if trans_b. Strides are in elements between batch entries; a
+   stride of 0 broadcasts that operand. bias may be null (length n).
    activation: 0 none, 1 relu, 2 gelu (erf), 3 gelu (tanh). */
-TF_API void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                          const float *a, int64_t stride_a, const float *b,
-                          int64_t stride_b, int32_t trans_b, const float *bias,
-                          int32_t activation, float *c, int64_t stride_c);
+TF_API void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                            const float *a, int64_t stride_a, const float *b,
+                            int64_t stride_b, int32_t trans_a, int32_t trans_b,
+                            const float *bias, int32_t activation, float *c,
+                            int64_t stride_c);
 
 /* The allocation functions of generated code (MLIR's generic names): a
    64-byte aligned block of `size` bytes, and its release. Freed blocks are

@@ -136,20 +136,23 @@ CublasLt::Plan &CublasLt::plan(const GemmShape &shape, size_t workspaceBytes) {
   // fp32 inputs, accumulation and output; TF32 multiplication if allowed.
   check(api.cublasLtMatmulDescCreate(&plan.desc, computeType_, CUDA_R_32F),
         "creating a GEMM");
-  // cuBLASLt's first operand is row-major B: transposed in its column-major
-  // view unless B is [n, k].
+  // Row-major C = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ: cuBLASLt's
+  // first operand is B, transposed in its column-major view when B is
+  // stored [n, k], and its second A, transposed when A is stored [k, m].
   setDesc(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA,
           static_cast<int32_t>(shape.transposeB ? CUBLAS_OP_T : CUBLAS_OP_N));
   setDesc(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB,
-          static_cast<int32_t>(CUBLAS_OP_N));
+          static_cast<int32_t>(shape.transposeA ? CUBLAS_OP_T : CUBLAS_OP_N));
   setDesc(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
           static_cast<uint32_t>(shape.epilogue));
   // Column-major views: B as [n, k] (or [k, n] stored, when transposed), A
-  // as [k, m], C as [n, m].
+  // as [k, m] (or [m, k] stored, when transposed), C as [n, m].
   plan.a = shape.transposeB
                ? layout(shape.k, shape.n, shape.batch, shape.strideB)
                : layout(shape.n, shape.k, shape.batch, shape.strideB);
-  plan.b = layout(shape.k, shape.m, shape.batch, shape.strideA);
+  plan.b = shape.transposeA
+               ? layout(shape.m, shape.k, shape.batch, shape.strideA)
+               : layout(shape.k, shape.m, shape.batch, shape.strideA);
   plan.c = layout(shape.n, shape.m, shape.batch, shape.strideC);
 
   cublasLtMatmulPreference_t preference = nullptr;

@@ -51,14 +51,14 @@ void check(cublasStatus_t status, const std::string &what);
 /// A row-major GEMM shape, the key of a plan.
 struct GemmShape {
   int64_t batch, m, n, k, strideA, strideB, strideC;
-  bool transposeB;
+  bool transposeA, transposeB;
   int32_t epilogue; // cublasLtEpilogue_t
   bool operator<(const GemmShape &other) const {
-    return std::tie(batch, m, n, k, strideA, strideB, strideC, transposeB,
-                    epilogue) < std::tie(other.batch, other.m, other.n, other.k,
-                                         other.strideA, other.strideB,
-                                         other.strideC, other.transposeB,
-                                         other.epilogue);
+    return std::tie(batch, m, n, k, strideA, strideB, strideC, transposeA,
+                    transposeB, epilogue) <
+           std::tie(other.batch, other.m, other.n, other.k, other.strideA,
+                    other.strideB, other.strideC, other.transposeA,
+                    other.transposeB, other.epilogue);
   }
 };
 
@@ -75,7 +75,7 @@ public:
   CublasLt(const CublasLt &) = delete;
   CublasLt &operator=(const CublasLt &) = delete;
 
-  /// C[b] = epilogue(A[b] · op(B[b]) + bias) in fp32 (or TF32), row-major,
+  /// C[b] = epilogue(op(A[b]) · op(B[b]) + bias) in fp32 (or TF32), row-major,
   /// on `stream`, with `workspace` of `workspaceBytes` for the algorithm.
   void gemm(const GemmShape &shape, const float *a, const float *b,
             const float *bias, float *c, void *stream, void *workspace,

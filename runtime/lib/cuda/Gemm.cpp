@@ -1,7 +1,7 @@
-//===- Gemm.cpp - tfrt_cuda_gemm_f32 on cuBLASLt --------------------------===//
+//===- Gemm.cpp - tfrt_cuda_matmul_f32 on cuBLASLt ------------------------===//
 //
-// The CUDA twin of tfrt_gemm_f32 (docs/artifact.md), with the same
-// arguments: C[b] = act(A[b] · op(B[b]) + bias), fp32 without TF32. The
+// The CUDA twin of tfrt_matmul_f32 (docs/artifact.md), with the same
+// arguments: C[b] = act(op(A[b]) · op(B[b]) + bias), fp32 without TF32. The
 // bias and ReLU / tanh-GELU run in cuBLASLt's epilogue. cuBLASLt has no
 // erf-GELU epilogue, and the compiler never asks this function for one.
 //===----------------------------------------------------------------------===//
@@ -33,13 +33,13 @@ cublasLtEpilogue_t epilogueFor(bool bias, int32_t activation) {
 
 } // namespace
 
-extern "C" TF_API void tfrt_cuda_gemm_f32(int64_t batch, int64_t m, int64_t n,
-                                          int64_t k, const float *a,
-                                          int64_t stride_a, const float *b,
-                                          int64_t stride_b, int32_t trans_b,
-                                          const float *bias, int32_t activation,
-                                          float *c, int64_t stride_c) {
-  onDevice("tfrt_cuda_gemm_f32", [&](Execution &execution) {
+extern "C" TF_API void
+tfrt_cuda_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                     const float *a, int64_t stride_a, const float *b,
+                     int64_t stride_b, int32_t trans_a, int32_t trans_b,
+                     const float *bias, int32_t activation, float *c,
+                     int64_t stride_c) {
+  onDevice("tfrt_cuda_matmul_f32", [&](Execution &execution) {
     if (batch < 0 || m < 0 || n < 0 || k < 0)
       fail(TF_ERROR_EXECUTION, "negative size");
     if (batch == 0 || m == 0 || n == 0)
@@ -61,6 +61,7 @@ extern "C" TF_API void tfrt_cuda_gemm_f32(int64_t batch, int64_t m, int64_t n,
                     stride_a,
                     stride_b,
                     stride_c,
+                    trans_a != 0,
                     trans_b != 0,
                     static_cast<int32_t>(epilogueFor(bias, activation))};
     session.cublasLt().gemm(shape, a, b, bias, c, session.stream(),

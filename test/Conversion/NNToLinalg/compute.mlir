@@ -294,6 +294,60 @@ func.func @matmul(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32>
 
 // -----
 
+// A weight gradient's Xᵀ x dY: the matmul reads X as [k, m] where it lies
+// (indexing maps). The transpose is left without a use, for the
+// canonicalizer that follows in the pipeline to drop.
+// CHECK-DAG:   #[[KM:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG:   #[[KN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG:   #[[MN:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @matmul_transposed_lhs
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x4xf32>, %[[DY:.*]]: tensor<16x8xf32>) -> tensor<4x8xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[X]]
+// CHECK-NOT:     %[[T]]
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = linalg.matmul indexing_maps = [#[[KM]], #[[KN]], #[[MN]]] ins(%[[X]], %[[DY]] : tensor<16x4xf32>, tensor<16x8xf32>) outs(%[[INIT]] : tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    return %[[R]] : tensor<4x8xf32>
+func.func @matmul_transposed_lhs(%x: tensor<16x4xf32>, %dy: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %t = nn.transpose %x [1, 0] : tensor<16x4xf32> -> tensor<4x16xf32>
+  %0 = nn.matmul %t, %dy : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A transpose with another use is still made for it; the matmul reads the
+// stored operand all the same.
+// CHECK-LABEL: func.func @matmul_transposed_lhs_used_elsewhere
+// CHECK-SAME:    (%[[X:.*]]: tensor<16x4xf32>, %[[DY:.*]]: tensor<16x8xf32>)
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<16x4xf32>)
+// CHECK:         %[[R:.*]] = linalg.matmul indexing_maps = [{{.*}}] ins(%[[X]], %[[DY]] : tensor<16x4xf32>, tensor<16x8xf32>)
+// CHECK:         return %[[R]], %[[T]]
+func.func @matmul_transposed_lhs_used_elsewhere(%x: tensor<16x4xf32>, %dy: tensor<16x8xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %t = nn.transpose %x [1, 0] : tensor<16x4xf32> -> tensor<4x16xf32>
+  %0 = nn.matmul %t, %dy : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return %0, %t : tensor<4x8xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// Must not read in place: a batched transposed lhs (the transpose is made,
+// then a batch_matmul), and a transposed lhs against a batched rhs.
+// CHECK-LABEL: func.func @matmul_transposed_batched
+// CHECK:         linalg.transpose
+// CHECK:         linalg.batch_matmul
+// CHECK:         linalg.transpose
+// CHECK:         linalg.batch_matmul
+// CHECK-NOT:     indexing_maps
+func.func @matmul_transposed_batched(%x: tensor<2x16x4xf32>, %dy: tensor<2x16x8xf32>, %y: tensor<16x4xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %t = nn.transpose %x [0, 2, 1] : tensor<2x16x4xf32> -> tensor<2x4x16xf32>
+  %0 = nn.matmul %t, %dy : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+  %u = nn.transpose %y [1, 0] : tensor<16x4xf32> -> tensor<4x16xf32>
+  %1 = nn.matmul %u, %dy : (tensor<4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+  return %0, %1 : tensor<2x4x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
 // A rank-2 rhs shared by the batch: the lhs rows are folded into one
 // [8, 16] x [16, 8] linalg.matmul and the result unfolded.
 // CHECK-LABEL: func.func @matmul_shared_rhs

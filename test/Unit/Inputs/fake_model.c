@@ -2,7 +2,7 @@
 |*                                                                            *|
 |* The runtime's tests pack this shared object into .tfm files (with the      *|
 |* manifest of TfmWriter.h's fakeManifest) to exercise the entry-point ABI    *|
-|* without the compiler. Like generated code, it leaves tfrt_gemm_f32         *|
+|* without the compiler. Like generated code, it leaves tfrt_matmul_f32       *|
 |* undefined for the runtime to provide.                                      *|
 |*                                                                            *|
 |* Buffers per entry point: its parameters (in the manifest's order for it),  *|
@@ -11,10 +11,11 @@
 
 #include <stdint.h>
 
-void tfrt_gemm_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                   const float *a, int64_t stride_a, const float *b,
-                   int64_t stride_b, int32_t trans_b, const float *bias,
-                   int32_t activation, float *c, int64_t stride_c);
+void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
+                     const float *a, int64_t stride_a, const float *b,
+                     int64_t stride_b, int32_t trans_a, int32_t trans_b,
+                     const float *bias, int32_t activation, float *c,
+                     int64_t stride_c);
 
 /* forward(w f32[3,4], b f32[3]; x f32[2,4], y f32[2,4])
      -> sum f32[2,4] = x + y, proj f32[2,3] = x · wᵀ + b */
@@ -24,7 +25,7 @@ int32_t tf_entry_forward(void **buffers) {
   float *sum = buffers[4], *proj = buffers[5];
   for (int i = 0; i < 2 * 4; ++i)
     sum[i] = x[i] + y[i];
-  tfrt_gemm_f32(1, 2, 3, 4, x, 0, w, 0, 1, b, 0, proj, 0);
+  tfrt_matmul_f32(1, 2, 3, 4, x, 0, w, 0, 0, 1, b, 0, proj, 0);
   return 0;
 }
 

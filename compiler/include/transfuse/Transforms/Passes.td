@@ -164,10 +164,12 @@ def MatmulToRuntimeCall : Pass<"nn-matmul-to-runtime-call", "::mlir::ModuleOp"> 
     After bufferization, a `linalg.matmul` or `linalg.batch_matmul` of
     contiguous row-major f32 buffers whose output was just zeroed (a zero
     fill, or a copy of a buffer that holds zeros at that point) becomes one
-    call to `tfrt_gemm_f32` (docs/artifact.md), which the runtime
-    implements with OpenBLAS; the zeroing goes away. Anything else is left
-    for the generic lowering. With `target=cuda` the call is of
-    `tfrt_cuda_gemm_f32`, the same GEMM on cuBLASLt.
+    call to `tfrt_matmul_f32` (docs/artifact.md), which the runtime
+    implements with OpenBLAS; the zeroing goes away. A `linalg.matmul`
+    whose indexing maps read its lhs as `[k, m]` or its rhs as `[n, k]`
+    passes `trans_a` or `trans_b`, so the operand is read where it lies.
+    Anything else is left for the generic lowering. With `target=cuda` the
+    call is of `tfrt_cuda_matmul_f32`, the same GEMM on cuBLASLt.
   }];
   let options = [runtimeTargetOption];
   let dependentDialects = [

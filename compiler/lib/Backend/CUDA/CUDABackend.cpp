@@ -17,7 +17,7 @@ namespace {
 
 /// cuBLASLt's workspace, what NVIDIA recommends for Hopper.
 constexpr int64_t kGemmWorkspaceBytes = 32 << 20;
-constexpr llvm::StringLiteral kGemm = "tfrt_cuda_gemm_f32";
+constexpr llvm::StringLiteral kGemm = "tfrt_cuda_matmul_f32";
 constexpr llvm::StringLiteral kKernelsAttr = "nn.cuda_kernels";
 /// Host code calls runtime functions and computes addresses: any x86-64
 /// host runs it, whatever the machine that compiled it.

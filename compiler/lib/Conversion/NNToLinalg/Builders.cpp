@@ -250,13 +250,45 @@ static Value broadcastTo(OpBuilder &b, Location loc, Value value,
       [](OpBuilder &, Location, ValueRange x) { return x[0]; });
 }
 
-ArrayAttr transposedRhsMatmulMaps(MLIRContext *context) {
+/// linalg.matmul's indexing maps with the lhs read as `[k, m]` when
+/// `transposeLhs` and the rhs as `[n, k]` when `transposeRhs`.
+static ArrayAttr matmulMaps(MLIRContext *context, bool transposeLhs,
+                            bool transposeRhs) {
   AffineExpr m, n, k;
   bindDims(context, m, n, k);
   auto map = [&](ArrayRef<AffineExpr> results) {
     return AffineMapAttr::get(AffineMap::get(3, 0, results, context));
   };
-  return ArrayAttr::get(context, {map({m, k}), map({n, k}), map({m, n})});
+  return ArrayAttr::get(
+      context, {transposeLhs ? map({k, m}) : map({m, k}),
+                transposeRhs ? map({n, k}) : map({k, n}), map({m, n})});
+}
+
+ArrayAttr transposedRhsMatmulMaps(MLIRContext *context) {
+  return matmulMaps(context, /*transposeLhs=*/false, /*transposeRhs=*/true);
+}
+
+/// A zero-filled `shape` tensor of `element`, a matmul's accumulator.
+static Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        Type element) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+  return linalg::FillOp::create(b, loc, scalar(b, loc, element, 0.0), empty)
+      .getResult(0);
+}
+
+Value buildTransposedLhsMatmul(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs) {
+  RankedTensorType lhsType = tensorType(lhs), rhsType = tensorType(rhs);
+  assert(lhsType.getRank() == 2 && rhsType.getRank() == 2 &&
+         "a transposed lhs is read in place at rank 2 only");
+  int64_t m = lhsType.getDimSize(1), n = rhsType.getDimSize(1);
+  auto matmul = linalg::MatmulOp::create(
+      b, loc, ValueRange{lhs, rhs},
+      ValueRange{zeroFilled(b, loc, {m, n}, lhsType.getElementType())});
+  // The builder sets the default maps; the body is the same either way.
+  matmul.setIndexingMapsAttr(
+      matmulMaps(b.getContext(), /*transposeLhs=*/true, /*transposeRhs=*/false));
+  return matmul.getResult(0);
 }
 
 Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
@@ -273,17 +305,12 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   int64_t m = lhsType.getDimSize(lhsType.getRank() - 2);
   int64_t k = lhsType.getShape().back();
   int64_t n = transposeRhs ? rhsType.getDimSize(0) : rhsType.getShape().back();
-  auto zeroFilled = [&](ArrayRef<int64_t> shape) {
-    Value empty = tensor::EmptyOp::create(b, loc, shape, element);
-    return linalg::FillOp::create(b, loc, scalar(b, loc, element, 0.0), empty)
-        .getResult(0);
-  };
   // A shared rank-2 rhs: fold the lhs batch into its rows.
   if (rhsType.getRank() == 2) {
     int64_t rows = lhsType.getNumElements() / k;
     Value flat = buildReshape(b, loc, lhs, {rows, k});
     auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{flat, rhs},
-                                           ValueRange{zeroFilled({rows, n})});
+                                           ValueRange{zeroFilled(b, loc, {rows, n}, element)});
     // The builder sets the default maps; the body is the same either way.
     if (transposeRhs)
       matmul.setIndexingMapsAttr(transposedRhsMatmulMaps(b.getContext()));
@@ -310,7 +337,7 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                             {batchSize, k, n});
   Value product =
       linalg::BatchMatmulOp::create(b, loc, ValueRange{lhs3, rhs3},
-                                    ValueRange{zeroFilled({batchSize, m, n})})
+                                    ValueRange{zeroFilled(b, loc, {batchSize, m, n}, element)})
           .getResult(0);
   return buildReshape(b, loc, product, withBatch({m, n}));
 }

@@ -78,6 +78,12 @@ Value buildTranspose(OpBuilder &b, Location loc, Value input,
 Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   bool transposeRhs = false);
 
+/// `lhsᵀ x rhs` for a rank-2 `lhs` stored `[k, m]` and a rank-2 `rhs`, as a
+/// linalg.matmul whose indexing maps read `lhs` transposed where it lies (a
+/// weight gradient's `dYᵀ x X` never copies `dYᵀ` out).
+Value buildTransposedLhsMatmul(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs);
+
 /// The indexing maps of a linalg.matmul reading its rhs as `[n, k]`.
 mlir::ArrayAttr transposedRhsMatmulMaps(mlir::MLIRContext *context);
 

@@ -97,11 +97,30 @@ struct LayerNormPattern : OpConversionPattern<nn::LayerNormOp> {
   }
 };
 
+/// The input of `value` when it is a rank-2 nn.transpose.
+static Value transposedMatrix(Value value) {
+  auto transpose = value.getDefiningOp<nn::TransposeOp>();
+  if (!transpose || transpose.getPerm().size() != 2 ||
+      transpose.getPerm()[0] != 1)
+    return nullptr;
+  return transpose.getInput();
+}
+
 struct MatmulPattern : OpConversionPattern<nn::MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(nn::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Xᵀ x dY (a weight gradient): the matmul reads X where it lies, and the
+    // transpose goes away with its last use.
+    Value stored = transposedMatrix(op.getLhs());
+    if (stored && tensorType(adaptor.getRhs()).getRank() == 2) {
+      rewriter.replaceOp(
+          op, buildTransposedLhsMatmul(rewriter, op.getLoc(),
+                                       rewriter.getRemappedValue(stored),
+                                       adaptor.getRhs()));
+      return success();
+    }
     rewriter.replaceOp(op, buildMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
                                        adaptor.getRhs()));
     return success();
