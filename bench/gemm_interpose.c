@@ -1,4 +1,5 @@
-/*===- gemm_interpose.c - Time the runtime's GEMM calls ---------------------===*\
+/*===- gemm_interpose.c - Time the runtime's GEMM calls
+---------------------===*\
 |*                                                                            *|
 |* An LD_PRELOAD library for `bench/forward.py --gemm-split`. It defines      *|
 |* tfrt_matmul_f32, so the generated code's calls land here first (the       *|
@@ -41,8 +42,10 @@ void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
     void *runtime = path ? dlopen(path, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     real_gemm = runtime ? (gemm_fn)dlsym(runtime, "tfrt_matmul_f32") : NULL;
     if (!real_gemm) {
-      fprintf(stderr, "gemm_interpose: tfrt_matmul_f32 not found in "
-                      "TF_BENCH_RUNTIME=%s\n", path ? path : "(unset)");
+      fprintf(stderr,
+              "gemm_interpose: tfrt_matmul_f32 not found in "
+              "TF_BENCH_RUNTIME=%s\n",
+              path ? path : "(unset)");
       abort();
     }
   }

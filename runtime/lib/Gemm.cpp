@@ -109,16 +109,41 @@ constexpr int64_t kTileAlign = 16;
 
 int64_t divideCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// While a call has fewer tiles than kBalancedTiles, its rows are split
+/// finer until the tile count is a multiple of kTileCountMultiple, so that
+/// two threads get about equal shares: 1280 rows in 5 tiles of 256 kept one
+/// of 2 threads idle for a fifth of the call, and 6 tiles of 224 (the last
+/// 160) run it 13% faster. A multiple of 4 measured slower on 2 threads
+/// (smaller tiles where 2 or 10 were balanced already). The split depends
+/// on the shape alone, never on the thread count.
+constexpr int64_t kTileCountMultiple = 2;
+constexpr int64_t kBalancedTiles = 32;
+
 /// How a dimension of `size` splits: `count` pieces of `step` but the last.
 struct Split {
   int64_t step, count;
 
-  Split(int64_t size, int64_t target) {
-    int64_t pieces = divideCeil(size, target);
-    step = divideCeil(divideCeil(size, pieces), kTileAlign) * kTileAlign;
-    count = divideCeil(size, step);
+  /// About `pieces` pieces, their edges multiples of kTileAlign.
+  static Split into(int64_t size, int64_t pieces) {
+    int64_t step =
+        divideCeil(divideCeil(size, pieces), kTileAlign) * kTileAlign;
+    return {step, divideCeil(size, step)};
   }
 };
+
+/// C's rows and columns in tiles of about kTileRows x kTileColumns, the
+/// rows split finer where that balances few tiles over the threads.
+std::pair<Split, Split> tilesOf(int64_t m, int64_t n) {
+  Split columns = Split::into(n, divideCeil(n, kTileColumns));
+  Split rows = Split::into(m, divideCeil(m, kTileRows));
+  for (int64_t pieces = rows.count + 1;
+       rows.count * columns.count < kBalancedTiles &&
+       rows.count * columns.count % kTileCountMultiple != 0 &&
+       pieces <= divideCeil(m, kTileAlign);
+       ++pieces)
+    rows = Split::into(m, pieces);
+  return {rows, columns};
+}
 
 /// Keeps OpenBLAS on the calling thread while it lives: the OpenMP build
 /// takes its thread count from omp_get_max_threads() of the caller (the
@@ -172,7 +197,7 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   Epilogue epilogueFor = kEpilogues[bias != nullptr][activation];
   bool needsEpilogue = bias || activation != kNone;
 
-  Split rows(m, kTileRows), columns(n, kTileColumns);
+  auto [rows, columns] = tilesOf(m, n);
   int64_t tiles = rows.count * columns.count;
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n;
   parallelFor(batch * tiles, 1, [&](int64_t begin, int64_t end) {
@@ -193,10 +218,10 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
           std::fill_n(ci + r * ldc, width, 0.0f);
       } else {
         sgemm(kRowMajor, trans_a ? kTrans : kNoTrans,
-              trans_b ? kTrans : kNoTrans,
-              static_cast<int>(height), static_cast<int>(width),
-              static_cast<int>(k), 1.0f, ai, static_cast<int>(lda), bi,
-              static_cast<int>(ldb), 0.0f, ci, static_cast<int>(ldc));
+              trans_b ? kTrans : kNoTrans, static_cast<int>(height),
+              static_cast<int>(width), static_cast<int>(k), 1.0f, ai,
+              static_cast<int>(lda), bi, static_cast<int>(ldb), 0.0f, ci,
+              static_cast<int>(ldc));
       }
       if (needsEpilogue)
         epilogueFor(height, width, ldc, bias ? bias + column : nullptr, ci);

@@ -82,11 +82,10 @@ func::FuncOp declareGemm(ModuleOp module, StringRef name) {
   Type ptr = LLVM::LLVMPointerType::get(context);
   return declareRuntimeFunction(
       module, name,
-      FunctionType::get(
-          context,
-          {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, i32, ptr, i32, ptr,
-           i64},
-          {}));
+      FunctionType::get(context,
+                        {i64, i64, i64, i64, ptr, i64, ptr, i64, i32, i32, ptr,
+                         i32, ptr, i64},
+                        {}));
 }
 
 /// Which operands a GEMM reads transposed where they lie.
@@ -144,8 +143,8 @@ LogicalResult rewrite(linalg::LinalgOp op, Transposes transposes,
       ValueRange{i64(batch), i64(m), i64(n), i64(k), pointerOf(b, loc, a),
                  i64(rank == 3 ? m * k : 0), pointerOf(b, loc, bMat),
                  i64(rank == 3 ? k * n : 0), i32(transposes.a),
-                 i32(transposes.b), null,
-                 i32(0), pointerOf(b, loc, c), i64(rank == 3 ? m * n : 0)});
+                 i32(transposes.b), null, i32(0), pointerOf(b, loc, c),
+                 i64(rank == 3 ? m * n : 0)});
   zeroInit->erase();
   op.erase();
   return success();

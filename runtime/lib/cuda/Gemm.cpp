@@ -33,12 +33,13 @@ cublasLtEpilogue_t epilogueFor(bool bias, int32_t activation) {
 
 } // namespace
 
-extern "C" TF_API void
-tfrt_cuda_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
-                     const float *a, int64_t stride_a, const float *b,
-                     int64_t stride_b, int32_t trans_a, int32_t trans_b,
-                     const float *bias, int32_t activation, float *c,
-                     int64_t stride_c) {
+extern "C" TF_API void tfrt_cuda_matmul_f32(int64_t batch, int64_t m, int64_t n,
+                                            int64_t k, const float *a,
+                                            int64_t stride_a, const float *b,
+                                            int64_t stride_b, int32_t trans_a,
+                                            int32_t trans_b, const float *bias,
+                                            int32_t activation, float *c,
+                                            int64_t stride_c) {
   onDevice("tfrt_cuda_matmul_f32", [&](Execution &execution) {
     if (batch < 0 || m < 0 || n < 0 || k < 0)
       fail(TF_ERROR_EXECUTION, "negative size");

@@ -259,9 +259,9 @@ static ArrayAttr matmulMaps(MLIRContext *context, bool transposeLhs,
   auto map = [&](ArrayRef<AffineExpr> results) {
     return AffineMapAttr::get(AffineMap::get(3, 0, results, context));
   };
-  return ArrayAttr::get(
-      context, {transposeLhs ? map({k, m}) : map({m, k}),
-                transposeRhs ? map({n, k}) : map({k, n}), map({m, n})});
+  return ArrayAttr::get(context, {transposeLhs ? map({k, m}) : map({m, k}),
+                                  transposeRhs ? map({n, k}) : map({k, n}),
+                                  map({m, n})});
 }
 
 ArrayAttr transposedRhsMatmulMaps(MLIRContext *context) {
@@ -286,8 +286,8 @@ Value buildTransposedLhsMatmul(OpBuilder &b, Location loc, Value lhs,
       b, loc, ValueRange{lhs, rhs},
       ValueRange{zeroFilled(b, loc, {m, n}, lhsType.getElementType())});
   // The builder sets the default maps; the body is the same either way.
-  matmul.setIndexingMapsAttr(
-      matmulMaps(b.getContext(), /*transposeLhs=*/true, /*transposeRhs=*/false));
+  matmul.setIndexingMapsAttr(matmulMaps(b.getContext(), /*transposeLhs=*/true,
+                                        /*transposeRhs=*/false));
   return matmul.getResult(0);
 }
 
@@ -309,8 +309,9 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   if (rhsType.getRank() == 2) {
     int64_t rows = lhsType.getNumElements() / k;
     Value flat = buildReshape(b, loc, lhs, {rows, k});
-    auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{flat, rhs},
-                                           ValueRange{zeroFilled(b, loc, {rows, n}, element)});
+    auto matmul = linalg::MatmulOp::create(
+        b, loc, ValueRange{flat, rhs},
+        ValueRange{zeroFilled(b, loc, {rows, n}, element)});
     // The builder sets the default maps; the body is the same either way.
     if (transposeRhs)
       matmul.setIndexingMapsAttr(transposedRhsMatmulMaps(b.getContext()));
@@ -336,8 +337,9 @@ Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   Value rhs3 = buildReshape(b, loc, broadcastTo(b, loc, rhs, withBatch({k, n})),
                             {batchSize, k, n});
   Value product =
-      linalg::BatchMatmulOp::create(b, loc, ValueRange{lhs3, rhs3},
-                                    ValueRange{zeroFilled(b, loc, {batchSize, m, n}, element)})
+      linalg::BatchMatmulOp::create(
+          b, loc, ValueRange{lhs3, rhs3},
+          ValueRange{zeroFilled(b, loc, {batchSize, m, n}, element)})
           .getResult(0);
   return buildReshape(b, loc, product, withBatch({m, n}));
 }
