@@ -118,6 +118,11 @@ int64_t divideCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// on the shape alone, never on the thread count.
 constexpr int64_t kTileCountMultiple = 2;
 constexpr int64_t kBalancedTiles = 32;
+/// ... and while each tile keeps at least this many multiply-adds (about
+/// 75 us on one Zen 5 core): waking a passive OpenMP thread costs about
+/// 45 us, which a decoding step's 16 x 256 x 256 products (20 us on one
+/// thread) never win back.
+constexpr double kMinBalancedTileWork = 8 << 20;
 
 /// How a dimension of `size` splits: `count` pieces of `step` but the last.
 struct Split {
@@ -131,17 +136,24 @@ struct Split {
   }
 };
 
-/// C's rows and columns in tiles of about kTileRows x kTileColumns, the
-/// rows split finer where that balances few tiles over the threads.
-std::pair<Split, Split> tilesOf(int64_t m, int64_t n) {
+/// C's rows and columns in tiles of about kTileRows x kTileColumns, split
+/// finer where that balances few large tiles over the threads.
+std::pair<Split, Split> tilesOf(int64_t m, int64_t n, int64_t k) {
   Split columns = Split::into(n, divideCeil(n, kTileColumns));
   Split rows = Split::into(m, divideCeil(m, kTileRows));
+  double work = double(m) * double(n) * double(k);
+  auto unbalanced = [&] {
+    int64_t tiles = rows.count * columns.count;
+    return tiles < kBalancedTiles && tiles % kTileCountMultiple != 0 &&
+           work / double(tiles + 1) >= kMinBalancedTileWork;
+  };
   for (int64_t pieces = rows.count + 1;
-       rows.count * columns.count < kBalancedTiles &&
-       rows.count * columns.count % kTileCountMultiple != 0 &&
-       pieces <= divideCeil(m, kTileAlign);
-       ++pieces)
+       unbalanced() && pieces <= divideCeil(m, kTileAlign); ++pieces)
     rows = Split::into(m, pieces);
+  // Rows too few to split (a decoding step's 16): split the columns.
+  for (int64_t pieces = columns.count + 1;
+       unbalanced() && pieces <= divideCeil(n, kTileAlign); ++pieces)
+    columns = Split::into(n, pieces);
   return {rows, columns};
 }
 
@@ -197,7 +209,7 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   Epilogue epilogueFor = kEpilogues[bias != nullptr][activation];
   bool needsEpilogue = bias || activation != kNone;
 
-  auto [rows, columns] = tilesOf(m, n);
+  auto [rows, columns] = tilesOf(m, n, k);
   int64_t tiles = rows.count * columns.count;
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n;
   parallelFor(batch * tiles, 1, [&](int64_t begin, int64_t end) {
