@@ -98,10 +98,11 @@ void epilogue(int64_t m, int64_t n, int64_t ldc, const float *__restrict bias,
 /// The tiles' size: about this many rows and columns of C, whatever k.
 /// OpenBLAS packs a tile's rows of A and its columns of B before
 /// multiplying, so A is packed once per column of tiles and B once per row
-/// of tiles; tiles this large keep that repacking, and the per-call set-up,
-/// small next to the product (on the seed models' shapes, as fast as
-/// OpenBLAS's own threading, which shares its packed operands).
-constexpr int64_t kTileRows = 256;
+/// of tiles. Rows of 1024 rather than 256 ran transformer_base's shapes at
+/// 473 GFLOP/s rather than 438 on two Zen 5 threads, 248 rather than 223
+/// on one: a weight repacked for every 256 rows cost 10-14%. Few tiles are
+/// then split again for balance (below).
+constexpr int64_t kTileRows = 1024;
 constexpr int64_t kTileColumns = 1024;
 /// Tile edges are multiples of this, the widest register block of
 /// OpenBLAS's sgemm kernels, so that no tile cuts a register block short.
@@ -111,11 +112,12 @@ int64_t divideCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// While a call has fewer tiles than kBalancedTiles, its rows are split
 /// finer until the tile count is a multiple of kTileCountMultiple, so that
-/// two threads get about equal shares: 1280 rows in 5 tiles of 256 kept one
-/// of 2 threads idle for a fifth of the call, and 6 tiles of 224 (the last
-/// 160) run it 13% faster. A multiple of 4 measured slower on 2 threads
-/// (smaller tiles where 2 or 10 were balanced already). The split depends
-/// on the shape alone, never on the thread count.
+/// two threads get about equal shares: an odd count keeps one of 2 threads
+/// idle for part of the call (with 256-row tiles, 1280 rows in 5 tiles ran
+/// 13% slower than in 6; a single tile, a [256, 256] weight gradient, ran
+/// on one thread). A multiple of 4 measured slower on 2 threads (smaller
+/// tiles where 2 or 10 were balanced already). The split depends on the
+/// shape alone, never on the thread count.
 constexpr int64_t kTileCountMultiple = 2;
 constexpr int64_t kBalancedTiles = 32;
 /// ... and while each tile keeps at least this many multiply-adds (about

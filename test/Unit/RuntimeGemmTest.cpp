@@ -123,12 +123,13 @@ TEST(RuntimeGemm, EmptyReductionGivesTheEpilogueOfZero) {
 }
 
 TEST(RuntimeGemm, OutputsOfSeveralTiles) {
-  // Rows and columns past one tile (256 x 1024) and not a multiple of the
+  // Rows and columns past one tile (1024 x 1024) and not a multiple of the
   // tile alignment: every tile, the ragged last ones included, gets its
   // rows of A (its columns, when A is transposed), its columns of B and of
   // the bias.
   for (auto [transA, transB] : kTransposes)
-    check({2, 300, 1100, 40, transA, transB, -1, -1, 300 * 1100 + 5, true, 1});
+    check(
+        {2, 1100, 1100, 24, transA, transB, -1, -1, 1100 * 1100 + 5, true, 1});
 }
 
 /// tfrt_matmul_f32 of m x n (batch 2, k 96, bias, erf-GELU) on 1, 2 and 3
@@ -162,11 +163,11 @@ void expectThreadCountIndependent(int64_t m, int64_t n) {
 
 TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
   // OpenBLAS's own threading computes some elements with other kernels
-  // for other thread counts; the runtime's tiles must not. 600 x 1100 is 3
-  // x 2 tiles; 1280 x 512 is 5 rows of tiles split again into 6 for
+  // for other thread counts; the runtime's tiles must not. 1100 x 1100 is 2
+  // x 2 tiles; 2100 x 512 is 3 rows of tiles split again into 4 for
   // balance, the last one shorter.
-  expectThreadCountIndependent(600, 1100);
-  expectThreadCountIndependent(1280, 512);
+  expectThreadCountIndependent(1100, 1100);
+  expectThreadCountIndependent(2100, 512);
 }
 
 TEST(RuntimeGemm, EmptyOutputsTouchNothing) {
