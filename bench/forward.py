@@ -13,7 +13,11 @@ bench/README.md explains every column.
 
 The PyTorch peer runs on OpenBLAS (LD_LIBRARY_PATH=PEER_BLAS_DIR, as
 DESIGN.md requires) and its own 1024^3 GEMM rate is printed, so a peer on
-the reference BLAS is seen at once.
+the reference BLAS is seen at once. Where `bash bench/setup.sh` has made
+bench/.venv, two more peers run on the same weights and inputs with the
+same thread count: ONNX Runtime (CPU execution provider) on the reference
+model exported to ONNX by PyTorch, and JAX's XLA on bench/jax_models.py's
+twins of it under jax.jit.
 """
 import argparse
 import datetime
@@ -45,6 +49,10 @@ GEMM_SIZE = 1024
 QUIET_BUSY = 0.15
 # OpenBLAS's kernel set for an instruction set (OPENBLAS_CORETYPE).
 BEST_CORE = {"AVX-512": "SkylakeX", "AVX2": "Haswell"}
+# The virtualenv of the peers from PyPI (bench/setup.sh) and the ONNX opset
+# the reference models are exported at.
+PEER_PYTHON = os.path.join(BENCH_DIR, ".venv", "bin", "python")
+ONNX_OPSET = 17
 
 
 # --- Small helpers shared by the driver and the workers -----------------------
@@ -270,7 +278,6 @@ def load_weights(module, path):
 
 
 def worker_torch(args):
-    import numpy as np
     import torch
     rss_import = read_status("VmRSS")
     torch.set_num_threads(args.threads)
@@ -288,14 +295,8 @@ def worker_torch(args):
         return
 
     sys.path.insert(0, PYTHON_TESTS)
-    import reference_models
     import safetensors_io
-    module = reference_models.build(args.model).eval()
-    load_weights(module, args.weights)
-    inputs, _ = safetensors_io.load(args.inputs)
-    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
-    tensors = [torch.from_numpy(np.array(inputs[name])) for name in names]
-    del inputs
+    module, _, tensors = reference_module(args)
     gc.collect()
     hwm_setup = read_status("VmHWM")
     peak_reset = reset_peak_rss()
@@ -314,6 +315,106 @@ def worker_torch(args):
           "hwm_setup_kib": hwm_setup, "hwm_forward_kib": hwm_forward,
           "peak_reset": peak_reset, "threads": torch.get_num_threads(),
           "blas": mapped_libraries(r"openblas|blas")})
+
+
+# --- Workers: the peers from PyPI (bench/.venv) -------------------------------
+
+def reference_module(args):
+    """The PyTorch reference model with the benchmark's weights, and its
+    inputs from --inputs (names and tensors, in forward()'s order)."""
+    import numpy as np
+    import torch
+    sys.path.insert(0, PYTHON_TESTS)
+    import reference_models
+    import safetensors_io
+    module = reference_models.build(args.model).eval()
+    load_weights(module, args.weights)
+    inputs, _ = safetensors_io.load(args.inputs)
+    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
+    return module, names, [torch.from_numpy(np.array(inputs[name]))
+                           for name in names]
+
+
+def worker_onnx(args):
+    """Exports the reference model to --onnx with PyTorch's exporter."""
+    import torch
+    module, names, tensors = reference_module(args)
+    torch.onnx.export(module, tuple(tensors), args.onnx, input_names=names,
+                      output_names=["output"], opset_version=ONNX_OPSET)
+    emit({"torch": torch.__version__, "opset": ONNX_OPSET})
+
+
+def time_peer_forward(args, forward, rss_import, about):
+    """Times `forward` (returning the output as a numpy array), writes its
+    last output to --outputs and emits the timings, memory and `about`."""
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    gc.collect()
+    hwm_setup = read_status("VmHWM")
+    peak_reset = reset_peak_rss()
+    result = []
+
+    def timed():
+        result.clear()
+        result.append(forward())
+
+    times = time_calls(timed, args.warmup, args.repeats, args.min_repeats,
+                       args.max_seconds)
+    hwm_forward = read_status("VmHWM")
+    safetensors_io.save(args.outputs, {"output": result[0]})
+    emit(dict(about, times=times, rss_import_kib=rss_import,
+              hwm_setup_kib=hwm_setup, hwm_forward_kib=hwm_forward,
+              peak_reset=peak_reset, threads=args.threads))
+
+
+def worker_ort(args):
+    """Times ONNX Runtime's CPU execution provider on --onnx (run by
+    bench/.venv's Python)."""
+    import numpy as np
+    import onnxruntime as ort
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    rss_import = read_status("VmRSS")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = args.threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    session = ort.InferenceSession(args.onnx, options,
+                                   providers=["CPUExecutionProvider"])
+    inputs, _ = safetensors_io.load(args.inputs)
+    feeds = {i.name: np.asarray(inputs[i.name]) for i in session.get_inputs()}
+    del inputs
+    time_peer_forward(
+        args, lambda: session.run(None, feeds)[0], rss_import,
+        {"version": "ONNX Runtime %s (%s)" % (
+            ort.__version__, "/".join(session.get_providers()))})
+
+
+def worker_jax(args):
+    """Times jax.jit of bench/jax_models.py's twin of the model on XLA's
+    CPU backend, pinned to --threads CPUs (run by bench/.venv's Python)."""
+    import numpy as np
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.threads])
+    import jax
+    import jax_models
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    rss_import = read_status("VmRSS")
+    weights, _ = safetensors_io.load(args.weights)
+    params = {k: jax.device_put(np.asarray(v)) for k, v in weights.items()}
+    inputs, _ = safetensors_io.load(args.inputs)
+    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
+    tensors = [jax.device_put(np.asarray(inputs[name])) for name in names]
+    del weights, inputs
+    forward = jax_models.compiled_forward(args.model, int(args.heads))
+    forward(params, *tensors).block_until_ready()  # compiles
+    time_peer_forward(
+        args, lambda: np.asarray(forward(params, *tensors).block_until_ready()),
+        rss_import, {"version": "JAX %s, XLA on %s, %d CPUs pinned" % (
+            jax.__version__, jax.devices()[0].platform,
+            len(os.sched_getaffinity(0)))})
 
 
 # --- Worker: the reference model's weights ------------------------------------
@@ -376,7 +477,8 @@ def run_measured(kind, command, env):
         (proc.stderr.strip().splitlines() or ["no output"])[-1]))
 
 
-def run_worker(kind, args, extra, peer, core=None, preload=None):
+def run_worker(kind, args, extra, peer, core=None, preload=None,
+               python=sys.executable):
     env = dict(os.environ)
     for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                  "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE"):
@@ -391,11 +493,54 @@ def run_worker(kind, args, extra, peer, core=None, preload=None):
     if peer:
         env["LD_LIBRARY_PATH"] = PEER_BLAS_DIR
         env["OMP_NUM_THREADS"] = str(args.threads)
-    command = [sys.executable, os.path.abspath(__file__), "--worker", kind,
+    command = [python, os.path.abspath(__file__), "--worker", kind,
                "--threads", str(args.threads), "--repeats", str(args.repeats),
                "--max-seconds", str(args.max_seconds),
                "--runtime", args.runtime] + extra
     return run_measured(kind, command, env)
+
+
+def run_pypi_peers(args, model, work, tfm, weights, spec, common, ours_ms,
+                   ours_out, versions):
+    """The row of `model` in the table of the peers from bench/.venv: ONNX
+    Runtime on the reference model exported to ONNX (again when the weights
+    or the artifact are newer than the export), then JAX. Fills `versions`
+    with what each peer ran."""
+    import numpy as np
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    onnx_path = os.path.join(work, "model.onnx")
+    times, memory, diffs = [], [], []
+    for kind, extra in (("ort", ["--onnx", onnx_path]),
+                        ("jax", ["--heads", str(spec_heads(spec))])):
+        outputs = os.path.join(work, kind + ".safetensors")
+        try:
+            if kind == "ort" and not newer(onnx_path, weights, tfm):
+                export = run_worker("onnx", args, common + extra, peer=True)
+                with open(onnx_path + ".exporter", "w") as f:
+                    f.write("PyTorch %s, opset %d" % (export["torch"],
+                                                      export["opset"]))
+            result = run_worker(kind, args, common + extra + [
+                "--outputs", outputs], peer=True, python=PEER_PYTHON)
+        except RuntimeError as error:
+            print("%s: %s: error: %s" % (model, kind, error))
+            times += ["error"] * 4
+            memory.append("error")
+            diffs.append("error")
+            continue
+        versions[kind] = result["version"]
+        if kind == "ort":
+            with open(onnx_path + ".exporter") as f:
+                versions[kind] += ", exported by " + f.read()
+        out = safetensors_io.load(outputs)[0]["output"]
+        diffs.append("%.2g" % float(np.max(np.abs(
+            np.asarray(ours_out, np.float64) - np.asarray(out, np.float64)))))
+        r = summarise(result["times"])
+        times += ["%.1f" % r["median"], "%.1f" % r["min"],
+                  "%.0f%%" % r["spread"], "%.2fx" % (r["median"] / ours_ms)]
+        memory.append("%.0f" % mib(result["hwm_forward_kib"]))
+        print("%s: %s %.1f ms" % (model, kind, r["median"]), flush=True)
+    return [model] + times + [" / ".join(memory)] + diffs
 
 
 def build_interposer():
@@ -774,8 +919,13 @@ def driver(args):
                   banner, peer_rate, floor, why, also, banner))
     print()
 
+    have_pypi_peers = os.path.exists(PEER_PYTHON)
+    if not have_pypi_peers:
+        print("ONNX Runtime and JAX: not measured (`bash bench/setup.sh` "
+              "installs them into bench/.venv)\n")
     interposer = build_interposer() if args.gemm_split else None
-    rows, details, splits = [], [], []
+    rows, details, splits, pypi_rows = [], [], [], []
+    pypi_versions = {}
     for model in args.models:
         spec, work, tfm, weights = model_files(CACHE_DIR, model)
         inputs_path = os.path.join(work, "inputs.safetensors")
@@ -867,6 +1017,10 @@ def driver(args):
               "meanwhile: %.0f%% / %.0f%% of the CPUs)" % (
                   model, o["median"], t["median"], 100 * ours["others_busy"],
                   100 * peer["others_busy"]), flush=True)
+        if have_pypi_peers:
+            pypi_rows.append(run_pypi_peers(
+                args, model, work, tfm, weights, spec, common, o["median"],
+                ours_out, pypi_versions))
         if not (ours["peak_reset"] and peer["peak_reset"]):
             print("  note: /proc/self/clear_refs is not writable: the RSS is "
                   "the whole process's peak, loading included")
@@ -882,6 +1036,13 @@ def driver(args):
                      "peak RSS incl. loading", "peak RSS forward",
                      "forward peak - imports", "GFLOP/s ours / torch", "max|ours - torch|", "compile"],
                     details)
+    if pypi_rows:
+        print()
+        print("The peers from PyPI, %d threads: %s." % (
+            args.threads, "; ".join(pypi_versions.values())))
+        print_table(["model", "ORT ms", "min", "IQR", "ORT/ours", "XLA ms",
+                     "min", "IQR", "XLA/ours", "peak RSS MiB ORT / XLA",
+                     "max|ours - ORT|", "max|ours - XLA|"], pypi_rows)
     if splits:
         print()
         print("Where our forward's time goes (a separate run of ours with "
@@ -932,7 +1093,9 @@ def add_build_options(parser):
                         help="the build directory (default build/)")
     parser.add_argument("--compiler", help=argparse.SUPPRESS)
     parser.add_argument("--runtime", help=argparse.SUPPRESS)
-    parser.add_argument("--worker", choices=["ours", "torch", "weights"],
+    parser.add_argument("--worker",
+                        choices=["ours", "torch", "weights", "onnx", "ort",
+                                 "jax"],
                         help=argparse.SUPPRESS)
 
 
@@ -998,12 +1161,14 @@ def main():
     parser.add_argument("--gemm", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--gemm-stats", action="store_true",
                         help=argparse.SUPPRESS)
-    for name in ("--model", "--tfm", "--weights", "--inputs", "--outputs"):
+    for name in ("--model", "--tfm", "--weights", "--inputs", "--outputs",
+                 "--onnx", "--heads"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     args = parse_arguments(parser)
     if args.worker:
         {"ours": worker_ours, "torch": worker_torch,
-         "weights": worker_weights}[args.worker](args)
+         "weights": worker_weights, "onnx": worker_onnx,
+         "ort": worker_ort, "jax": worker_jax}[args.worker](args)
     else:
         driver(args)
 
