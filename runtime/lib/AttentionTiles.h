@@ -285,12 +285,32 @@ TF_INLINE bool isHidden(const Problem &p, const uint8_t *hidden, int64_t i,
 /// out[r * kKeys + j] = factor · rows[r] · packed column j0 + j, for every
 /// row of the tile and the keys [j0, j0 + n) rounded up to kLanes (columns
 /// past the packed ones are zero). packed is [depth][roundUp(sk, kLanes)].
+/// Two blocks of kLanes keys at a time where there are two: 2 · Rows
+/// independent sums keep both FMA pipes busy, where Rows alone wait on each
+/// FMA's latency. Every score sums over d in the same order either way.
 template <int64_t Rows = kRows>
 TF_INLINE void dotTile(const Problem &p, const float *const *rows,
                        const float *packed, int64_t depth, int64_t j0,
                        int64_t n, float factor, float *out) {
   int64_t stride = roundUp(p.sk, kLanes);
-  for (int64_t jb = 0; jb < n; jb += kLanes) {
+  int64_t jb = 0;
+  for (; jb + kLanes < n; jb += 2 * kLanes) {
+    v16 acc[Rows] = {}, next[Rows] = {};
+    const float *columns = packed + j0 + jb;
+    for (int64_t d = 0; d < depth; ++d) {
+      v16 column = load(columns + d * stride);
+      v16 nextColumn = load(columns + d * stride + kLanes);
+      for (int64_t r = 0; r < Rows; ++r) {
+        acc[r] += rows[r][d] * column;
+        next[r] += rows[r][d] * nextColumn;
+      }
+    }
+    for (int64_t r = 0; r < Rows; ++r) {
+      store(out + r * kKeys + jb, acc[r] * factor);
+      store(out + r * kKeys + jb + kLanes, next[r] * factor);
+    }
+  }
+  for (; jb < n; jb += kLanes) {
     v16 acc[Rows] = {};
     const float *columns = packed + j0 + jb;
     for (int64_t d = 0; d < depth; ++d) {
@@ -385,13 +405,34 @@ TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
 /// acc[r] += Σ_j weights[r][j] · matrix[j] for every row of the tile, over
 /// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
 /// columns stays in registers for all rows while the matrix streams past,
-/// so every load feeds kRows FMAs.
+/// so every load feeds kRows FMAs; two blocks at a time where there are
+/// two, for twice the independent sums (as in dotTile).
 template <int64_t Rows = kRows>
 TF_INLINE void addWeightedRows(float *acc, const float *weights,
                                const float *matrix, int64_t stride,
                                int64_t width, int64_t n) {
   int64_t vectorEnd = width / kLanes * kLanes;
-  for (int64_t d = 0; d < vectorEnd; d += kLanes) {
+  int64_t d = 0;
+  for (; d + 2 * kLanes <= vectorEnd; d += 2 * kLanes) {
+    v16 sums[Rows], next[Rows];
+    for (int64_t r = 0; r < Rows; ++r) {
+      sums[r] = load(acc + r * width + d);
+      next[r] = load(acc + r * width + d + kLanes);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      v16 x = load(matrix + j * stride + d);
+      v16 nextX = load(matrix + j * stride + d + kLanes);
+      for (int64_t r = 0; r < Rows; ++r) {
+        sums[r] += weights[r * kKeys + j] * x;
+        next[r] += weights[r * kKeys + j] * nextX;
+      }
+    }
+    for (int64_t r = 0; r < Rows; ++r) {
+      store(acc + r * width + d, sums[r]);
+      store(acc + r * width + d + kLanes, next[r]);
+    }
+  }
+  for (; d < vectorEnd; d += kLanes) {
     v16 sums[Rows];
     for (int64_t r = 0; r < Rows; ++r)
       sums[r] = load(acc + r * width + d);
