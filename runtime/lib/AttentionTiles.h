@@ -282,6 +282,27 @@ TF_INLINE bool isHidden(const Problem &p, const uint8_t *hidden, int64_t i,
   return (p.causal && j > i) || (p.maskKind == kByteMask && hidden[j]);
 }
 
+/// out[r * kKeys + k * kLanes + j] = factor · rows[r] · columns[k * kLanes
+/// + j] for `Blocks` blocks of kLanes packed columns (`stride` apart per
+/// depth): Blocks · Rows independent sums.
+template <int64_t Rows, int64_t Blocks>
+TF_INLINE void dotBlocks(const float *const *rows, const float *columns,
+                         int64_t stride, int64_t depth, float factor,
+                         float *out) {
+  v16 acc[Blocks][Rows] = {};
+  for (int64_t d = 0; d < depth; ++d) {
+    v16 column[Blocks];
+    for (int64_t k = 0; k < Blocks; ++k)
+      column[k] = load(columns + d * stride + k * kLanes);
+    for (int64_t r = 0; r < Rows; ++r)
+      for (int64_t k = 0; k < Blocks; ++k)
+        acc[k][r] += rows[r][d] * column[k];
+  }
+  for (int64_t r = 0; r < Rows; ++r)
+    for (int64_t k = 0; k < Blocks; ++k)
+      store(out + r * kKeys + k * kLanes, acc[k][r] * factor);
+}
+
 /// out[r * kKeys + j] = factor · rows[r] · packed column j0 + j, for every
 /// row of the tile and the keys [j0, j0 + n) rounded up to kLanes (columns
 /// past the packed ones are zero). packed is [depth][roundUp(sk, kLanes)].
@@ -294,33 +315,10 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
                        int64_t n, float factor, float *out) {
   int64_t stride = roundUp(p.sk, kLanes);
   int64_t jb = 0;
-  for (; jb + kLanes < n; jb += 2 * kLanes) {
-    v16 acc[Rows] = {}, next[Rows] = {};
-    const float *columns = packed + j0 + jb;
-    for (int64_t d = 0; d < depth; ++d) {
-      v16 column = load(columns + d * stride);
-      v16 nextColumn = load(columns + d * stride + kLanes);
-      for (int64_t r = 0; r < Rows; ++r) {
-        acc[r] += rows[r][d] * column;
-        next[r] += rows[r][d] * nextColumn;
-      }
-    }
-    for (int64_t r = 0; r < Rows; ++r) {
-      store(out + r * kKeys + jb, acc[r] * factor);
-      store(out + r * kKeys + jb + kLanes, next[r] * factor);
-    }
-  }
-  for (; jb < n; jb += kLanes) {
-    v16 acc[Rows] = {};
-    const float *columns = packed + j0 + jb;
-    for (int64_t d = 0; d < depth; ++d) {
-      v16 column = load(columns + d * stride);
-      for (int64_t r = 0; r < Rows; ++r)
-        acc[r] += rows[r][d] * column;
-    }
-    for (int64_t r = 0; r < Rows; ++r)
-      store(out + r * kKeys + jb, acc[r] * factor);
-  }
+  for (; jb + kLanes < n; jb += 2 * kLanes)
+    dotBlocks<Rows, 2>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
+  for (; jb < n; jb += kLanes)
+    dotBlocks<Rows, 1>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
 }
 
 /// The scaled scores of one query row against keys [j0, j0 + n) of pair
@@ -402,6 +400,30 @@ TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
   return correction;
 }
 
+/// acc[r][k * kLanes + j] += Σ_i weights[r][i] · columns[i][k * kLanes + j]
+/// for `Blocks` blocks of kLanes columns of n matrix rows (`stride`
+/// apart), acc rows `width` apart: Blocks · Rows independent sums.
+template <int64_t Rows, int64_t Blocks>
+TF_INLINE void weightedBlocks(float *acc, const float *weights,
+                              const float *columns, int64_t stride,
+                              int64_t width, int64_t n) {
+  v16 sums[Blocks][Rows];
+  for (int64_t r = 0; r < Rows; ++r)
+    for (int64_t k = 0; k < Blocks; ++k)
+      sums[k][r] = load(acc + r * width + k * kLanes);
+  for (int64_t i = 0; i < n; ++i) {
+    v16 x[Blocks];
+    for (int64_t k = 0; k < Blocks; ++k)
+      x[k] = load(columns + i * stride + k * kLanes);
+    for (int64_t r = 0; r < Rows; ++r)
+      for (int64_t k = 0; k < Blocks; ++k)
+        sums[k][r] += weights[r * kKeys + i] * x[k];
+  }
+  for (int64_t r = 0; r < Rows; ++r)
+    for (int64_t k = 0; k < Blocks; ++k)
+      store(acc + r * width + k * kLanes, sums[k][r]);
+}
+
 /// acc[r] += Σ_j weights[r][j] · matrix[j] for every row of the tile, over
 /// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
 /// columns stays in registers for all rows while the matrix streams past,
@@ -412,38 +434,13 @@ TF_INLINE void addWeightedRows(float *acc, const float *weights,
                                const float *matrix, int64_t stride,
                                int64_t width, int64_t n) {
   int64_t vectorEnd = width / kLanes * kLanes;
-  int64_t d = 0;
-  for (; d + 2 * kLanes <= vectorEnd; d += 2 * kLanes) {
-    v16 sums[Rows], next[Rows];
-    for (int64_t r = 0; r < Rows; ++r) {
-      sums[r] = load(acc + r * width + d);
-      next[r] = load(acc + r * width + d + kLanes);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      v16 x = load(matrix + j * stride + d);
-      v16 nextX = load(matrix + j * stride + d + kLanes);
-      for (int64_t r = 0; r < Rows; ++r) {
-        sums[r] += weights[r * kKeys + j] * x;
-        next[r] += weights[r * kKeys + j] * nextX;
-      }
-    }
-    for (int64_t r = 0; r < Rows; ++r) {
-      store(acc + r * width + d, sums[r]);
-      store(acc + r * width + d + kLanes, next[r]);
-    }
-  }
-  for (; d < vectorEnd; d += kLanes) {
-    v16 sums[Rows];
-    for (int64_t r = 0; r < Rows; ++r)
-      sums[r] = load(acc + r * width + d);
-    for (int64_t j = 0; j < n; ++j) {
-      v16 x = load(matrix + j * stride + d);
-      for (int64_t r = 0; r < Rows; ++r)
-        sums[r] += weights[r * kKeys + j] * x;
-    }
-    for (int64_t r = 0; r < Rows; ++r)
-      store(acc + r * width + d, sums[r]);
-  }
+  int64_t block = 0;
+  for (; block + 2 * kLanes <= vectorEnd; block += 2 * kLanes)
+    weightedBlocks<Rows, 2>(acc + block, weights, matrix + block, stride, width,
+                            n);
+  for (; block < vectorEnd; block += kLanes)
+    weightedBlocks<Rows, 1>(acc + block, weights, matrix + block, stride, width,
+                            n);
   for (int64_t r = 0; r < Rows; ++r)
     for (int64_t j = 0; j < n; ++j)
       for (int64_t d = vectorEnd; d < width; ++d)
