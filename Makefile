@@ -13,7 +13,7 @@ PACKAGES := cmake ninja-build g++ libgtest-dev \
 	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy \
 	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev python3-venv \
 	clang-22=$(LLVM_VERSION) libclang-rt-22-dev=$(LLVM_VERSION) \
-	valgrind=1:3.19.0-1
+	valgrind=1:3.19.0-1 libonnx-dev=1.12.0-2+b4
 BUILD := build
 JOBS ?= $(shell nproc)
 TRANSFUSE_CUDA ?= ON

@@ -1,11 +1,13 @@
 //===- transfuse-compile.cpp - Model spec to compiled IR ------------------===//
 //
-//   transfuse-compile model.pbtxt [-D batch=32] [--compile-to=PHASE]
+//   transfuse-compile model.pbtxt|model.onnx [-D batch=32] [--compile-to=PHASE]
 //                     [--emit=mlir|summary|llvm|ptx|artifact] [-o FILE]
 //                     [--target=cpu|cuda] [--cpu=NAME]
 //                     [--cuda-arch=sm_80,sm_90] [--cuda-path=DIR]
 //                     [--precision=f32|tf32]
 //                     [--dump-phases-to=DIR]
+//                     [--input-format=auto|spec|onnx] [--weights-out=FILE]
+//                     [--list-unsupported]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
 // Errors in the spec are printed as file:line:col with the offending line.
@@ -14,9 +16,11 @@
 #include "transfuse/Backend/CPUBackend.h"
 #include "transfuse/Backend/CUDABackend.h"
 #include "transfuse/Import/Importer.h"
+#include "transfuse/Import/OnnxImporter.h"
 #include "transfuse/Pipeline/Pipeline.h"
 #include "transfuse/Registration.h"
 #include "transfuse/Support/OutputFile.h"
+#include "transfuse/transfuse.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -36,7 +40,25 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> specPath(cl::Positional, cl::Required,
-                                     cl::desc("<model.pbtxt>"));
+                                     cl::desc("<model.pbtxt|model.onnx>"));
+enum class InputFormat { Auto, Spec, Onnx };
+static cl::opt<InputFormat> inputFormat(
+    "input-format", cl::init(InputFormat::Auto),
+    cl::desc("What the input is (default: told by its content)"),
+    cl::values(clEnumValN(InputFormat::Auto, "auto",
+                          "an ONNX model if it parses as one, else a spec"),
+               clEnumValN(InputFormat::Spec, "spec",
+                          "a model spec (text, or binary *.pb)"),
+               clEnumValN(InputFormat::Onnx, "onnx", "an ONNX model")));
+static cl::opt<std::string> weightsOut(
+    "weights-out", cl::value_desc("file"),
+    cl::desc("ONNX input: write the initializers' values, the model's "
+             "weights, to this safetensors file (default: beside the "
+             "artifact, as NAME.safetensors)"));
+static cl::opt<bool> listUnsupported(
+    "list-unsupported",
+    cl::desc("ONNX input: print every node the importer cannot convert, "
+             "one per line, and exit (0 when there is none)"));
 static cl::list<std::string>
     dimOverrides("D", cl::Prefix, cl::value_desc("name=value"),
                  cl::desc("Override a named size of the spec (batch, ...)"));
@@ -122,9 +144,11 @@ static std::string dumpPath(ArrayRef<transfuse::Phase> phases,
 
 /// Refuses, before any work, an output that cannot be written or would
 /// overwrite the spec or another output. Creates the directory of
-/// --dump-phases-to first, as -o may name a file in it.
+/// --dump-phases-to first, as -o may name a file in it. `weightsPath` is
+/// where an ONNX model's weights go, "" for none.
 static LogicalResult checkOutputs(ArrayRef<transfuse::Phase> phases,
-                                  transfuse::Phase last) {
+                                  transfuse::Phase last,
+                                  StringRef weightsPath) {
   if (!dumpPhasesTo.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(dumpPhasesTo)) {
       llvm::errs() << "error: cannot create '" << dumpPhasesTo
@@ -152,7 +176,65 @@ static LogicalResult checkOutputs(ArrayRef<transfuse::Phase> phases,
     return failure();
   if (!ptxasReport.empty() && failed(check({"--ptxas-report", ptxasReport})))
     return failure();
+  if (!weightsPath.empty() &&
+      failed(check({"--weights-out", weightsPath.str()})))
+    return failure();
   return success();
+}
+
+/// Where an ONNX model's weights go: --weights-out, or beside an artifact
+/// as NAME.safetensors; "" when nothing asks for them.
+static std::string weightsPathFor(bool writesArtifact) {
+  if (!weightsOut.empty())
+    return weightsOut;
+  if (!writesArtifact)
+    return "";
+  SmallString<128> path(outputPath);
+  llvm::sys::path::replace_extension(path, "safetensors");
+  return path.str().str();
+}
+
+/// Writes the imported weights as a safetensors file (atomically).
+static LogicalResult writeWeights(StringRef path,
+                                  ArrayRef<transfuse::ImportedWeight> weights) {
+  std::vector<tf_named_tensor> tensors;
+  for (const transfuse::ImportedWeight &weight : weights) {
+    tf_named_tensor named{};
+    named.name = weight.name.c_str();
+    named.tensor.dtype = TF_F32;
+    named.tensor.rank = int32_t(weight.shape.size());
+    if (weight.shape.size() > TF_MAX_RANK) {
+      llvm::errs() << "error: weight '" << weight.name << "' has rank "
+                   << weight.shape.size() << ", more than the " << TF_MAX_RANK
+                   << " a weights file holds\n";
+      return failure();
+    }
+    llvm::copy(weight.shape, named.tensor.shape);
+    named.tensor.data = const_cast<float *>(weight.values.data());
+    tensors.push_back(named);
+  }
+  tf_status status = tf_tensor_file_write(path.str().c_str(), tensors.data(),
+                                          int32_t(tensors.size()));
+  if (status != TF_OK) {
+    llvm::errs() << "error: " << tf_last_error() << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// --list-unsupported: one line per node the importer cannot convert.
+static LogicalResult
+printUnsupported(MLIRContext &context, StringRef bytes,
+                 ArrayRef<transfuse::spec::DimOverride> overrides) {
+  FailureOr<std::vector<std::string>> nodes =
+      transfuse::listUnsupportedOnnxNodes(&context, bytes, specPath, overrides);
+  if (failed(nodes))
+    return failure();
+  for (const std::string &line : *nodes)
+    llvm::outs() << line << "\n";
+  if (nodes->empty())
+    llvm::errs() << "every node of '" << specPath << "' is supported\n";
+  return success(nodes->empty());
 }
 
 /// Code generation for `module` (after the codegen phase) as the artifact,
@@ -305,23 +387,46 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     llvm::errs() << "error: an artifact needs an output file (-o model.tfm)\n";
     return failure();
   }
-  ArrayRef<transfuse::Phase> phases = transfuse::allPhases(tgt->kind);
-  if (failed(checkOutputs(phases, *last)))
-    return failure();
-
-  auto buffer = llvm::MemoryBuffer::getFile(specPath, /*IsText=*/true);
+  auto buffer = llvm::MemoryBuffer::getFile(specPath, /*IsText=*/false);
   if (std::error_code ec = buffer.getError()) {
     llvm::errs() << "error: cannot read '" << specPath << "': " << ec.message()
                  << "\n";
     return failure();
   }
   StringRef text = (*buffer)->getBuffer();
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  auto spec = transfuse::spec::Spec::parse(&context, text, specPath, overrides);
-  if (failed(spec))
+  bool onnx =
+      inputFormat == InputFormat::Onnx ||
+      (inputFormat == InputFormat::Auto && transfuse::looksLikeOnnx(text));
+  if ((listUnsupported || weightsOut.getNumOccurrences()) && !onnx) {
+    llvm::errs() << "error: --"
+                 << (listUnsupported ? "list-unsupported" : "weights-out")
+                 << " applies to ONNX models, and '" << specPath
+                 << "' is a spec\n";
     return failure();
+  }
+  if (listUnsupported)
+    return printUnsupported(context, text, overrides);
+  // Read now: code generation resets the command-line options.
+  const std::string weightsPath =
+      onnx ? weightsPathFor(emit == Emit::Artifact) : "";
+  ArrayRef<transfuse::Phase> phases = transfuse::allPhases(tgt->kind);
+  if (failed(checkOutputs(phases, *last, weightsPath)))
+    return failure();
+
   std::vector<transfuse::ImportedLayer> layers;
-  auto module = transfuse::importSpec(&context, **spec, &layers);
+  std::vector<transfuse::ImportedWeight> weights;
+  FailureOr<OwningOpRef<ModuleOp>> module = failure();
+  if (onnx) {
+    module =
+        transfuse::importOnnx(&context, text, specPath, overrides, weights);
+  } else {
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    auto spec =
+        transfuse::spec::Spec::parse(&context, text, specPath, overrides);
+    if (failed(spec))
+      return failure();
+    module = transfuse::importSpec(&context, **spec, &layers);
+  }
   if (failed(module))
     return failure();
   // Asked for by name, a training phase must build something: it
@@ -330,8 +435,9 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (trainingPhase && !(**module)->hasAttr("nn.training")) {
     emitError((**module).getLoc())
         << "--compile-to=" << compileTo
-        << ": the spec has no 'training' section, which the " << compileTo
-        << " phase builds from";
+        << ": the model has no training settings (a spec's 'training' "
+           "section), which the "
+        << compileTo << " phase builds from";
     return failure();
   }
   // Without its training settings the model has nothing to differentiate.
@@ -354,8 +460,14 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   };
   if (failed(transfuse::runPipeline(**module, *last, *tgt, afterPhase)))
     return failure();
-  if (emit == Emit::LLVM || emit == Emit::PTX || emit == Emit::Artifact)
-    return emitCode(**module, *tgt, artifact);
+  if (emit == Emit::LLVM || emit == Emit::PTX || emit == Emit::Artifact) {
+    if (failed(emitCode(**module, *tgt, artifact)))
+      return failure();
+    return success(weightsPath.empty() ||
+                   succeeded(writeWeights(weightsPath, weights)));
+  }
+  if (!weightsPath.empty() && failed(writeWeights(weightsPath, weights)))
+    return failure();
   return writeFile(outputPath, [&](raw_ostream &os) {
     if (emit == Emit::Summary)
       transfuse::printSummary(**module, layers, os);

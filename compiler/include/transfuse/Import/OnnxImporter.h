@@ -1,0 +1,51 @@
+//===- OnnxImporter.h - ONNX models to the nn dialect -----------*- C++ -*-===//
+//
+// An ONNX model (a serialised onnx.ModelProto, opsets 13 to 18) becomes the
+// same kind of module a spec does: `@forward` over the graph's inputs, and
+// an `nn.parameter` per float initializer, named after it. The values of the
+// initializers come back beside the module, to be written as the model's
+// weights (docs/onnx.md).
+//===----------------------------------------------------------------------===//
+#ifndef TRANSFUSE_IMPORT_ONNXIMPORTER_H
+#define TRANSFUSE_IMPORT_ONNXIMPORTER_H
+
+#include "transfuse/Spec/Spec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include <string>
+#include <vector>
+
+namespace transfuse {
+
+/// The value of one parameter an ONNX model carries.
+struct ImportedWeight {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+/// Whether `bytes` hold an ONNX model rather than a spec: a ModelProto with
+/// an IR version, an opset and a graph.
+bool looksLikeOnnx(llvm::StringRef bytes);
+
+/// Imports the ONNX model in `bytes`, read from `path` (external tensor
+/// data is found beside it). Symbolic dimensions of the inputs are bound by
+/// `dims`. Errors name the node, its op type and what is wrong. `weights`
+/// receives the parameters' values in declaration order.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnx(mlir::MLIRContext *context, llvm::StringRef bytes,
+           llvm::StringRef path, llvm::ArrayRef<spec::DimOverride> dims,
+           std::vector<ImportedWeight> &weights);
+
+/// Every node of the model that the importer cannot convert, one line each
+/// ("node 'name' (OpType): why"); empty when every node is supported.
+/// Fails, with a diagnostic, only if the file is not a readable model.
+mlir::FailureOr<std::vector<std::string>>
+listUnsupportedOnnxNodes(mlir::MLIRContext *context, llvm::StringRef bytes,
+                         llvm::StringRef path,
+                         llvm::ArrayRef<spec::DimOverride> dims);
+
+} // namespace transfuse
+
+#endif // TRANSFUSE_IMPORT_ONNXIMPORTER_H

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Exports a seed model's PyTorch reference with torch.onnx.export, compiles
+the ONNX file for the CPU, runs it with transfuse-run on the weights the
+compiler wrote from the initializers, and compares the output with
+PyTorch's per DESIGN.md's bound:
+
+    max|ours - torch64| <= 1e-4 + 4 * max|torch32 - torch64|
+
+Then checks that the fusion passes recover from the export as many
+attention and layer-norm ops as from the model's spec (--spec).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import forward_parity  # noqa: E402
+import reference_models  # noqa: E402
+import safetensors_io  # noqa: E402
+
+FUSED_OPS = ("nn.attention", "nn.layer_norm")
+
+
+def export(module, model, inputs, opset, path):
+    names = ["tokens"] if model in ("char_lm", "sentiment_classifier") \
+        else ["src", "tgt"]
+    args = tuple(torch.from_numpy(inputs[name]) for name in names)
+    torch.onnx.export(module, args, path, opset_version=opset,
+                      input_names=names, output_names=["output"])
+
+
+def fused_counts(compile_cmd, model_path, defines):
+    """The fused ops of @forward in the compile summary."""
+    summary = subprocess.run(
+        [compile_cmd, model_path, *defines, "--inference-only",
+         "--emit=summary"], check=True, capture_output=True, text=True).stdout
+    forward = summary.split("ops in @forward")[1].split("ops in @")[0]
+    counts = {}
+    for op in FUSED_OPS:
+        found = re.search(re.escape(op) + r"\s+(\d+)", forward)
+        counts[op] = int(found.group(1)) if found else 0
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--compile", required=True)
+    parser.add_argument("--run", required=True)
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--opset", type=int, required=True)
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("-D", action="append", default=[], dest="dims")
+    args = parser.parse_args()
+    dims = {k: int(v) for k, v in (d.split("=") for d in args.dims)}
+    os.makedirs(args.workdir, exist_ok=True)
+    path = lambda name: os.path.join(args.workdir, name)
+
+    torch.manual_seed(0)
+    module = reference_models.build(args.model).eval()
+    inputs = forward_parity.make_inputs(args.model, dims,
+                                        np.random.default_rng(1))
+    inputs = {k: v.astype(np.int64) for k, v in inputs.items()}
+    safetensors_io.save(path("inputs.safetensors"), inputs)
+    export(module, args.model, inputs, args.opset, path("model.onnx"))
+
+    expected32 = forward_parity.torch_forward(module, args.model, inputs)
+    expected64 = forward_parity.torch_forward(module.double(), args.model,
+                                              inputs)
+
+    subprocess.run([args.compile, path("model.onnx"), "--target=cpu",
+                    "--inference-only", "-o", path("model.tfm")], check=True)
+    subprocess.run([args.run, path("model.tfm"),
+                    "--weights", path("model.safetensors"),
+                    "--inputs", path("inputs.safetensors"),
+                    "--outputs", path("outputs.safetensors")], check=True)
+    outputs, _ = safetensors_io.load(path("outputs.safetensors"))
+    ours = torch.from_numpy(np.array(outputs["output"])).double()
+    torch_error = (expected32.double() - expected64).abs().max().item()
+    error = (ours - expected64).abs().max().item()
+    bound = 1e-4 + 4 * torch_error
+    status = "OK" if error <= bound else "MISMATCH"
+    print(f"{status} {args.model} opset {args.opset}: max|ours - torch64| = "
+          f"{error:.3g}, bound {bound:.3g} (torch32 error {torch_error:.3g})")
+
+    defines = [f"-D{d}" for d in args.dims]
+    from_onnx = fused_counts(args.compile, path("model.onnx"), [])
+    from_spec = fused_counts(args.compile, args.spec, defines)
+    same = from_onnx == from_spec
+    print(("OK" if same else "MISMATCH") + " fused: " + ", ".join(
+        f"{op} {from_onnx[op]} (spec {from_spec[op]})" for op in FUSED_OPS))
+    sys.exit(0 if status == "OK" and same else 1)
+
+
+if __name__ == "__main__":
+    main()
