@@ -1,6 +1,6 @@
 # The fuzz build (TRANSFUSE_FUZZ=ON, docs/fuzzing.md): the libFuzzer targets
-# of test/fuzz and only what they call, the runtime, the spec importer
-# (compiler/lib/Spec and Import) and the nn dialect; not the compiler's
+# of test/fuzz and only what they call, the runtime, the importers of specs
+# and ONNX models (compiler/lib/Spec and Import) and the nn dialect; not the compiler's
 # passes and backends, whose MLIR-heavy sources would double the build.
 # libFuzzer comes with clang: Debian's clang-22, the LLVM of the rest.
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
@@ -54,8 +54,10 @@ add_subdirectory(dialects EXCLUDE_FROM_ALL)
 # faster) and without coverage. The code protoc generates is not under test.
 target_compile_options(obj.TransfuseNN PRIVATE -O0
   -fno-sanitize=fuzzer-no-link)
-target_compile_options(TransfuseSpecProto PRIVATE
-  -fno-sanitize=address,undefined,fuzzer-no-link)
+foreach(proto TransfuseSpecProto TransfuseOnnxProto)
+  target_compile_options(${proto} PRIVATE
+    -fno-sanitize=address,undefined,fuzzer-no-link)
+endforeach()
 add_subdirectory(runtime EXCLUDE_FROM_ALL)
 # For the fake model the runtime's tests load in the place of generated code.
 add_subdirectory(test/Unit EXCLUDE_FROM_ALL)

@@ -24,6 +24,12 @@ config.substitutions.append(
     ("%pytest_dir", os.path.join(config.transfuse_src_root, "test", "python")))
 config.substitutions.append(("%src_root", config.transfuse_src_root))
 config.substitutions.append(("%obj_root", config.transfuse_obj_root))
+# ONNX models in tests are written as text (onnx.ModelProto in protobuf's
+# text format) and encoded by protoc against the schema the build compiles.
+config.substitutions.append(
+    ("%onnx_encode",
+     "protoc --encode=onnx.ModelProto -I{0} {1}".format(
+         os.path.dirname(config.onnx_proto), config.onnx_proto)))
 
 # The CUDA target: tests that compile for it need the toolkit the build
 # found (ptxas, libdevice), which transfuse-compile finds through CUDA_HOME.

@@ -11,7 +11,7 @@ corpus="$src/test/fuzz/corpus"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 rm -rf "$corpus"
-mkdir -p "$corpus"/{spec_text,spec_binary,safetensors,artifact,checkpoint,data}
+mkdir -p "$corpus"/{spec_text,spec_binary,onnx,safetensors,artifact,checkpoint,data}
 
 # Specs: the seed models, the tools' tests' small one, and error cases of
 # the importer's tests, each reaching a different check.
@@ -23,6 +23,13 @@ done
 for spec in "$src"/models/*.pbtxt "$src"/test/Tools/transfuse-compile/Inputs/tiny.pbtxt; do
   protoc --proto_path="$src/models" --encode=transfuse.spec.Model model.proto \
     < "$spec" > "$corpus/spec_binary/$(basename "$spec" .pbtxt)"
+done
+
+# ONNX models: the importer's tests, written as text, encoded; an error
+# case that reaches the converters (its node's inputs are defined).
+for model in "$src"/test/Import/onnx/*.test "$src"/test/Import/onnx/bad/{integer-arithmetic,matmul-shapes,where-computed,dropout-mask}.test; do
+  protoc --proto_path=/usr/include/onnx --encode=onnx.ModelProto onnx.proto \
+    < "$model" > "$corpus/onnx/$(basename "$model" .test)"
 done
 
 # Manifests as the compiler writes them (the fake models' of the runtime's

@@ -23,7 +23,7 @@ jobs="${3:-2}"
 shift $(($# < 3 ? $# : 3))
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
-  targets=(spec_text spec_binary safetensors artifact checkpoint data)
+  targets=(spec_text spec_binary onnx safetensors artifact checkpoint data)
 
 # One target; its log is BUILD/fuzz-logs/TARGET.log.
 run_one() {

@@ -213,6 +213,7 @@ def cases():
         Case("rsqrt", one(positive), unary("rsqrt"),
              lambda x: x["a"].rsqrt()),
         Case("tanh", one(), unary("tanh"), lambda x: x["a"].tanh()),
+        Case("erf", one(), unary("erf"), lambda x: x["a"].erf()),
         Case("relu", one(off_zero), unary("relu"), lambda x: x["a"].relu()),
         Case("gelu", one(), unary("gelu"), lambda x: F.gelu(x["a"])),
         Case("gelu_tanh", one(), unary("gelu", "{approximate_tanh} "),

@@ -46,7 +46,8 @@ static cl::opt<InputFormat> inputFormat(
     "input-format", cl::init(InputFormat::Auto),
     cl::desc("What the input is (default: told by its content)"),
     cl::values(clEnumValN(InputFormat::Auto, "auto",
-                          "an ONNX model if it parses as one, else a spec"),
+                          "an ONNX model if named *.onnx or if it parses as "
+                          "one, else a spec"),
                clEnumValN(InputFormat::Spec, "spec",
                           "a model spec (text, or binary *.pb)"),
                clEnumValN(InputFormat::Onnx, "onnx", "an ONNX model")));
@@ -394,9 +395,9 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return failure();
   }
   StringRef text = (*buffer)->getBuffer();
-  bool onnx =
-      inputFormat == InputFormat::Onnx ||
-      (inputFormat == InputFormat::Auto && transfuse::looksLikeOnnx(text));
+  bool onnx = inputFormat == InputFormat::Onnx ||
+              (inputFormat == InputFormat::Auto &&
+               transfuse::looksLikeOnnx(specPath, text));
   if ((listUnsupported || weightsOut.getNumOccurrences()) && !onnx) {
     llvm::errs() << "error: --"
                  << (listUnsupported ? "list-unsupported" : "weights-out")

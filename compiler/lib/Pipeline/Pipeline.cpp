@@ -158,6 +158,7 @@ static void addFusionPasses(PassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createFuseQKVProjections());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFuseGelu());
   pm.addPass(createFuseMatmulEpilogue());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

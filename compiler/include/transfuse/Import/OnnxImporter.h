@@ -25,9 +25,9 @@ struct ImportedWeight {
   std::vector<float> values;
 };
 
-/// Whether `bytes` hold an ONNX model rather than a spec: a ModelProto with
-/// an IR version, an opset and a graph.
-bool looksLikeOnnx(llvm::StringRef bytes);
+/// Whether the file at `path` holding `bytes` is an ONNX model rather than a
+/// spec: named *.onnx, or a ModelProto with an IR version and a graph.
+bool looksLikeOnnx(llvm::StringRef path, llvm::StringRef bytes);
 
 /// Imports the ONNX model in `bytes`, read from `path` (external tensor
 /// data is found beside it). Symbolic dimensions of the inputs are bound by

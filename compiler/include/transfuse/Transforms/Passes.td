@@ -68,6 +68,17 @@ def FuseQKVProjections : Pass<"nn-fuse-qkv-projections"> {
   let dependentDialects = ["::transfuse::nn::NNDialect"];
 }
 
+def FuseGelu : Pass<"nn-fuse-gelu"> {
+  let summary = "Replaces the erf form of GELU with nn.gelu";
+  let description = [{
+    Matches `x · 0.5 · (1 + erf(x / √2))` (or `x · (1/√2)` inside the erf),
+    a tree of `nn.mul` in any order and grouping whose scalar factors
+    multiply to 1/2, as exporters and hand-written models write
+    `torch.nn.GELU()`, and replaces it with `nn.gelu(x)`.
+  }];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
 def FuseMatmulEpilogue : Pass<"nn-fuse-matmul-epilogue"> {
   let summary = "matmul + bias + ReLU/GELU into nn.fused_matmul";
   let description = [{

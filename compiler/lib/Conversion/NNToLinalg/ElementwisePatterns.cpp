@@ -48,6 +48,7 @@ NN_ELEMENT(LogOp, math::LogOp::create(b, loc, x[0]))
 NN_ELEMENT(SqrtOp, math::SqrtOp::create(b, loc, x[0]))
 NN_ELEMENT(RsqrtOp, math::RsqrtOp::create(b, loc, x[0]))
 NN_ELEMENT(TanhOp, math::TanhOp::create(b, loc, x[0]))
+NN_ELEMENT(ErfOp, math::ErfOp::create(b, loc, x[0]))
 NN_ELEMENT(ReluOp,
            arith::MaximumFOp::create(b, loc, x[0],
                                      scalar(b, loc, x[0].getType(), 0.0)))
@@ -183,8 +184,8 @@ void populateElementwisePatterns(RewritePatternSet &patterns) {
            ElementwisePattern<nn::NegOp>, ElementwisePattern<nn::ExpOp>,
            ElementwisePattern<nn::LogOp>, ElementwisePattern<nn::SqrtOp>,
            ElementwisePattern<nn::RsqrtOp>, ElementwisePattern<nn::TanhOp>,
-           ElementwisePattern<nn::ReluOp>, ElementwisePattern<nn::GeluOp>,
-           ElementwisePattern<nn::GeluGradOp>,
+           ElementwisePattern<nn::ErfOp>, ElementwisePattern<nn::ReluOp>,
+           ElementwisePattern<nn::GeluOp>, ElementwisePattern<nn::GeluGradOp>,
            ElementwisePattern<nn::MaskedFillOp>, ElementwisePattern<nn::CastOp>,
            ElementwisePattern<nn::CompareOp>>(patterns.getContext());
 }

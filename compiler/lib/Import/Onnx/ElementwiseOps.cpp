@@ -177,6 +177,9 @@ LogicalResult convertLog(NodeImporter &node) {
 LogicalResult convertTanh(NodeImporter &node) {
   return convertUnary<nn::TanhOp>(node, [](double x) { return std::tanh(x); });
 }
+LogicalResult convertErf(NodeImporter &node) {
+  return convertUnary<nn::ErfOp>(node, [](double x) { return std::erf(x); });
+}
 LogicalResult convertRelu(NodeImporter &node) {
   return convertUnary<nn::ReluOp>(node,
                                   [](double x) { return x > 0 ? x : 0.0; });
@@ -327,7 +330,7 @@ LogicalResult convertWhere(NodeImporter &node) {
         nn::broadcastShape(condition.shape, x.shape, why);
     FailureOr<nn::Shape> shape =
         failed(pair) ? pair : nn::broadcastShape(*pair, y.shape, why);
-    if (failed(shape))
+    if (failed(shape) || failed(checkFoldable(*shape, why)))
       return node.error() << why;
     HostTensor mask = broadcastTo(condition, *shape);
     HostTensor result = broadcastTo(x, *shape);
@@ -406,6 +409,7 @@ void addElementwiseConverters(llvm::StringMap<Converter> &table) {
   table["Exp"] = convertExp;
   table["Log"] = convertLog;
   table["Tanh"] = convertTanh;
+  table["Erf"] = convertErf;
   table["Relu"] = convertRelu;
   table["Neg"] = convertNeg;
   table["Equal"] = convertEqual;

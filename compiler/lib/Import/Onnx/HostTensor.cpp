@@ -205,6 +205,27 @@ HostTensor HostTensor::ofInts(ArrayRef<int64_t> values) {
   return tensor;
 }
 
+LogicalResult checkFoldable(ArrayRef<int64_t> shape, std::string &why) {
+  constexpr int64_t kMaxFolded = int64_t(1) << 24;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      why = "negative dimension " + std::to_string(d);
+      return failure();
+    }
+    if (d > 0 && n > kMaxFolded / d) {
+      why = "folding it would build a constant of more than 2^24 elements";
+      return failure();
+    }
+    n *= d;
+  }
+  if (n > kMaxFolded) {
+    why = "folding it would build a constant of more than 2^24 elements";
+    return failure();
+  }
+  return success();
+}
+
 std::string dataTypeName(int32_t type) {
   if (TensorProto::DataType_IsValid(type))
     return TensorProto::DataType_Name(static_cast<DataType>(type));
@@ -353,6 +374,8 @@ FailureOr<HostTensor> broadcastBinary(
     }
     shape[k] = a == 1 ? b : a;
   }
+  if (failed(checkFoldable(shape, why)))
+    return failure();
   HostTensor result = HostTensor::zeros(resultType, shape);
   bool integer = !lhs.isFloat() && !rhs.isFloat();
   forEachElement<2>(

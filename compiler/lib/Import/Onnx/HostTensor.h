@@ -49,6 +49,12 @@ struct HostTensor {
   static HostTensor ofInts(llvm::ArrayRef<int64_t> values);
 };
 
+/// Checks that a tensor of `shape` may be folded on the host: no negative
+/// dimension and at most 2^24 elements (folded constants are shapes, masks
+/// and tables; a model that asks for more is refused, not allocated).
+mlir::LogicalResult checkFoldable(llvm::ArrayRef<int64_t> shape,
+                                  std::string &why);
+
 /// The name of an ONNX data type ("FLOAT", "INT64").
 std::string dataTypeName(int32_t type);
 

@@ -173,6 +173,9 @@ LogicalResult gatherHost(NodeImporter &node, const HostTensor &data,
   SmallVector<int64_t> shape(data.shape.begin(), data.shape.begin() + axis);
   llvm::append_range(shape, indices.shape);
   shape.append(data.shape.begin() + axis + 1, data.shape.end());
+  std::string why;
+  if (failed(checkFoldable(shape, why)))
+    return node.error() << why;
   int64_t outer = 1, inner = 1, extent = data.shape[axis];
   for (int64_t d = 0; d < axis; ++d)
     outer *= data.shape[d];

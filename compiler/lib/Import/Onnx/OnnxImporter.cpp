@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <climits>
+#include <cmath>
 
 using namespace mlir;
 
@@ -90,8 +91,7 @@ std::string OnnxImporter::describe(const onnx::NodeProto &node) {
 }
 
 InFlightDiagnostic OnnxImporter::error(const onnx::NodeProto *node) {
-  InFlightDiagnostic diag = emitError(UnknownLoc::get(context));
-  diag << path << ": ";
+  InFlightDiagnostic diag = emitError(FileLineColLoc::get(context, path, 0, 0));
   if (node)
     diag << describe(*node) << ": ";
   return diag;
@@ -172,7 +172,12 @@ LogicalResult OnnxImporter::declareInitializers() {
     FailureOr<HostTensor> tensor = onnx_import::decodeTensor(init, dir, why);
     if (failed(tensor))
       return error() << "initializer '" << init.name() << "': " << why;
-    bool parameter = tensor->isFloat();
+    // A float initializer is a weight, unless it holds an infinity or a
+    // NaN: no trained weight does, and exporters fold additive attention
+    // masks (0 and -inf) into initializers.
+    bool parameter =
+        tensor->isFloat() &&
+        llvm::all_of(tensor->floats, [](float v) { return std::isfinite(v); });
     values[init.name()] = OnnxValue{
         Value(), std::make_shared<const HostTensor>(std::move(*tensor)),
         parameter};
@@ -303,7 +308,7 @@ LogicalResult OnnxImporter::convertNodes() {
     if (reemitting || diag.getSeverity() != DiagnosticSeverity::Error)
       return failure();
     std::string message = diag.str();
-    if (!StringRef(message).starts_with(path + ": ")) {
+    if (!isa<FileLineColLoc>(diag.getLocation())) {
       reemitting = true;
       if (unsupported)
         unsupported->push_back(
@@ -312,7 +317,7 @@ LogicalResult OnnxImporter::convertNodes() {
         error(currentNode) << message;
       reemitting = false;
     } else if (unsupported) {
-      unsupported->push_back(message.substr(path.size() + 2));
+      unsupported->push_back(message);
     } else {
       return failure();
     }
@@ -424,7 +429,9 @@ FailureOr<OwningOpRef<ModuleOp>> OnnxImporter::run(StringRef bytes) {
 
 } // namespace
 
-bool looksLikeOnnx(StringRef bytes) {
+bool looksLikeOnnx(StringRef path, StringRef bytes) {
+  if (llvm::sys::path::extension(path) == ".onnx")
+    return true;
   // A ModelProto begins with its ir_version (field 1, varint: 0x08) when
   // written by protobuf's serialiser, which every exporter uses; the spec's
   // binary form begins with a length-delimited field.

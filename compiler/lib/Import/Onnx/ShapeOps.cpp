@@ -105,11 +105,11 @@ LogicalResult convertConstantOfShape(NodeImporter &node) {
   FailureOr<SmallVector<int64_t>> shape = node.intsInput(0, "the shape");
   if (failed(shape))
     return failure();
-  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
-    return node.error() << "negative dimension in the shape";
+  std::string why;
+  if (failed(checkFoldable(*shape, why)))
+    return node.error() << why;
   HostTensor fill = HostTensor::zeros(TensorProto::FLOAT, {1});
   if (const onnx::AttributeProto *value = node.attribute("value")) {
-    std::string why;
     FailureOr<HostTensor> tensor = decodeTensor(value->t(), "", why);
     if (failed(tensor) || tensor->size() != 1)
       return node.error() << "attribute 'value' must be one element"
@@ -139,8 +139,8 @@ LogicalResult convertRange(NodeImporter &node) {
   if (delta == 0)
     return node.error() << "delta is 0";
   double count = std::ceil((limit - start) / delta);
-  if (!(count < double(int64_t(1) << 32)))
-    return node.error() << "the range is too long";
+  if (!(count <= double(int64_t(1) << 24)))
+    return node.error() << "the range is longer than 2^24 elements";
   int64_t n = std::max<int64_t>(int64_t(count), 0);
   HostTensor result = HostTensor::zeros(known[0]->type, {n});
   for (int64_t i = 0; i < n; ++i) {
@@ -408,6 +408,8 @@ LogicalResult convertConcat(NodeImporter &node) {
   if (failed(shape))
     return node.error() << why;
   if (node.allInputsConstant()) {
+    if (failed(checkFoldable(*shape, why)))
+      return node.error() << why;
     SmallVector<const HostTensor *> parts;
     for (int i = 0; i < count; ++i)
       parts.push_back(node.constantInput(i));
@@ -435,7 +437,11 @@ LogicalResult convertExpand(NodeImporter &node) {
       nn::broadcastShape(node.inputShape(0), *target, why);
   if (failed(shape))
     return node.error() << why;
+  if (llvm::any_of(*target, [](int64_t d) { return d < 1; }))
+    return node.error() << "the shape must be positive";
   if (const HostTensor *known = node.constantInput(0)) {
+    if (failed(checkFoldable(*shape, why)))
+      return node.error() << why;
     node.setOutput(0, broadcastTo(*known, *shape));
     return success();
   }
@@ -447,15 +453,26 @@ LogicalResult convertExpand(NodeImporter &node) {
     node.setOutput(0, *input);
     return success();
   }
-  if (!type.getElementType().isF32())
-    return node.error() << "expanding a non-FLOAT tensor at run time is not "
-                           "supported";
+  // nn broadcasts only in elementwise ops: a float tensor is expanded by
+  // adding zeros of the result's shape, a mask through 0/1 floats.
+  Type element = type.getElementType();
+  Type f32 = node.builder().getF32Type();
+  if (!element.isF32() && !element.isInteger(1))
+    return node.error() << "expanding a " << dataTypeName(node.inputType(0))
+                        << " tensor at run time is not supported (FLOAT and "
+                           "BOOL are)";
   Value zeros = arith::ConstantOp::create(
       node.builder(), node.getLoc(),
-      DenseElementsAttr::get(
-          RankedTensorType::get(*shape, type.getElementType()),
-          node.builder().getF32FloatAttr(0.0f)));
-  return node.setResult(node.create<nn::AddOp>(*input, zeros));
+      DenseElementsAttr::get(RankedTensorType::get(*shape, f32),
+                             node.builder().getF32FloatAttr(0.0f)));
+  FailureOr<Value> value =
+      element.isF32() ? *input : node.create<nn::CastOp>(*input, f32);
+  FailureOr<Value> expanded =
+      failed(value) ? value : node.create<nn::AddOp>(*value, zeros);
+  if (failed(expanded) || element.isF32())
+    return node.setResult(expanded);
+  return node.setResult(node.create<nn::CompareOp>(
+      *expanded, node.scalar(0.0, f32), nn::ComparePredicate::ne));
 }
 
 } // namespace

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Gradients.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace transfuse::nn::gradients {
@@ -101,6 +103,20 @@ LogicalResult tanhRule(TanhOp op, OpBuilder &b, Value dy,
   return success();
 }
 
+/// d erf(x) = dy · 2/√π · exp(-x²).
+LogicalResult erfRule(ErfOp op, OpBuilder &b, Value dy,
+                      SmallVectorImpl<Value> &dx) {
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  Type element = getElementTypeOrSelf(x.getType());
+  Value square = MulOp::create(b, loc, x, x);
+  Value density = ExpOp::create(b, loc, NegOp::create(b, loc, square));
+  Value slope =
+      MulOp::create(b, loc, density, scalar(b, loc, element, M_2_SQRTPI));
+  dx.push_back(MulOp::create(b, loc, dy, slope));
+  return success();
+}
+
 /// Zero where the output is not positive (PyTorch's threshold_backward).
 LogicalResult reluRule(ReluOp op, OpBuilder &b, Value dy,
                        SmallVectorImpl<Value> &dx) {
@@ -147,6 +163,7 @@ void attachElementwiseGradients(MLIRContext *context) {
   attach<SqrtOp, sqrtRule>(context);
   attach<RsqrtOp, rsqrtRule>(context);
   attach<TanhOp, tanhRule>(context);
+  attach<ErfOp, erfRule>(context);
   attach<ReluOp, reluRule>(context);
   attach<MaskedFillOp, maskedFillRule>(context);
   attach<CastOp, castRule>(context);

@@ -207,6 +207,13 @@ def NN_RsqrtOp : NN_UnaryOp<"rsqrt"> {
   let summary = "Elementwise 1 / sqrt(x)";
 }
 def NN_TanhOp : NN_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
+def NN_ErfOp : NN_UnaryOp<"erf"> {
+  let summary = "Elementwise Gauss error function";
+  let description = [{
+    `erf(x) = 2/√π ∫₀ˣ exp(-t²) dt`. Imported models write GELU with it,
+    which `nn-fuse-gelu` turns into `nn.gelu`.
+  }];
+}
 def NN_ReluOp : NN_UnaryOp<"relu"> { let summary = "Elementwise max(x, 0)"; }
 
 def NN_GeluOp : NN_Op<"gelu", [Pure, SameOperandsAndResultType,
