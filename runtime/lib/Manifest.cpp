@@ -111,9 +111,13 @@ InitRule ManifestParser::init(const json &value, const std::string &path,
   } else if (kind == "normal") {
     rule.kind = TF_INIT_NORMAL;
     arity = 2;
+  } else if (kind == "external") {
+    rule.kind = TF_INIT_EXTERNAL;
+    arity = 0;
   } else {
     bad(kindPath, "unknown init kind '" + kind +
-                      "' (expected zeros, ones, constant, uniform or normal)");
+                      "' (expected zeros, ones, constant, uniform, normal or "
+                      "external)");
   }
   // Numbers a kind does not take may be present (as 0); they are ignored.
   if (const json *a = member(value, path, "a", arity >= 1))

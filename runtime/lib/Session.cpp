@@ -106,6 +106,14 @@ void Session::refreshHost() const {
 
 void Session::initialize(uint64_t seed) {
   const Manifest &m = manifest();
+  // All or nothing: refused before any parameter changes.
+  for (const TensorDesc &param : m.parameters)
+    if (param.init.kind == TF_INIT_EXTERNAL)
+      fail(TF_ERROR_INVALID_ARGUMENT,
+           "parameter '" + param.name + "' of model '" + m.model +
+               "' has no initialiser: its values come with the model (the "
+               "weights file transfuse-compile wrote from the ONNX "
+               "initializers); load them instead (--weights)");
   for (size_t i = 0; i < m.parameters.size(); ++i)
     initializeTensor(m.parameters[i], seed, parameters_[i].data());
   for (Buffer &buffer : state_)

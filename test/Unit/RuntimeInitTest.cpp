@@ -216,6 +216,21 @@ TEST_F(RuntimeInitTest, ConstantRulesOnEveryDtype) {
   EXPECT_EQ(floats("scalar"), std::vector<float>{0.25f});
 }
 
+TEST_F(RuntimeInitTest, ExternalValuesAreLoadedNeverInitialised) {
+  // An imported model's weights come with it: initialising would make up
+  // values for them, so it is refused before any parameter changes.
+  openSession(manifestWith({param("made_up", "f32", {2}, "constant", 3, 0),
+                            param("imported", "f32", {2}, "external", 0, 0)}));
+  Outcome refused = outcome(tf_session_init_parameters(session, 0));
+  EXPECT_EQ(refused.status, TF_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.message,
+            "parameter 'imported' of model 'fake' has no initialiser: its "
+            "values come with the model (the weights file transfuse-compile "
+            "wrote from the ONNX initializers); load them instead "
+            "(--weights)");
+  EXPECT_EQ(floats("made_up"), std::vector<float>(2, 0.0f));
+}
+
 TEST_F(RuntimeInitTest, OutOfMemoryNamesTheTensor) {
   // 2^52 floats: 16 PiB, more than any machine's address space holds.
   json manifest = fakeManifest();

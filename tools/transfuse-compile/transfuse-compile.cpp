@@ -7,7 +7,7 @@
 //                     [--precision=f32|tf32]
 //                     [--dump-phases-to=DIR]
 //                     [--input-format=auto|spec|onnx] [--weights-out=FILE]
-//                     [--list-unsupported]
+//                     [--list-unsupported] [--train-config=FILE]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
 // Errors in the spec are printed as file:line:col with the offending line.
@@ -56,6 +56,10 @@ static cl::opt<std::string> weightsOut(
     cl::desc("ONNX input: write the initializers' values, the model's "
              "weights, to this safetensors file (default: beside the "
              "artifact, as NAME.safetensors)"));
+static cl::opt<std::string> trainConfig(
+    "train-config", cl::value_desc("file"),
+    cl::desc("ONNX input: the training settings (a spec holding only "
+             "'training' and the 'dims' it names; docs/onnx.md)"));
 static cl::opt<bool> listUnsupported(
     "list-unsupported",
     cl::desc("ONNX input: print every node the importer cannot convert, "
@@ -157,6 +161,8 @@ static LogicalResult checkOutputs(ArrayRef<transfuse::Phase> phases,
       return failure();
     }
   SmallVector<transfuse::FileArgument> files = {{"the spec", specPath}};
+  if (!trainConfig.empty())
+    files.push_back({"--train-config", trainConfig});
   auto check = [&](transfuse::FileArgument output) {
     std::string error;
     if (failed(transfuse::checkOutput(output, files, error))) {
@@ -221,6 +227,29 @@ static LogicalResult writeWeights(StringRef path,
     return failure();
   }
   return success();
+}
+
+/// The spec of --train-config. The -D overrides that name its own dims
+/// apply to it; the others bind the ONNX model's symbolic dimensions.
+static FailureOr<std::unique_ptr<transfuse::spec::Spec>>
+parseTrainConfig(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                 ArrayRef<transfuse::spec::DimOverride> overrides) {
+  auto buffer = llvm::MemoryBuffer::getFile(trainConfig, /*IsText=*/true);
+  if (std::error_code ec = buffer.getError()) {
+    llvm::errs() << "error: cannot read '" << trainConfig
+                 << "': " << ec.message() << "\n";
+    return failure();
+  }
+  StringRef text = (*buffer)->getBuffer();
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  auto declared = transfuse::spec::Spec::parse(&context, text, trainConfig, {});
+  if (failed(declared))
+    return failure();
+  SmallVector<transfuse::spec::DimOverride> own;
+  for (const transfuse::spec::DimOverride &dim : overrides)
+    if ((*declared)->getDims().contains(dim.name))
+      own.push_back(dim);
+  return transfuse::spec::Spec::parse(&context, text, trainConfig, own);
 }
 
 /// --list-unsupported: one line per node the importer cannot convert.
@@ -398,9 +427,13 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   bool onnx = inputFormat == InputFormat::Onnx ||
               (inputFormat == InputFormat::Auto &&
                transfuse::looksLikeOnnx(specPath, text));
-  if ((listUnsupported || weightsOut.getNumOccurrences()) && !onnx) {
+  if ((listUnsupported || weightsOut.getNumOccurrences() ||
+       trainConfig.getNumOccurrences()) &&
+      !onnx) {
     llvm::errs() << "error: --"
-                 << (listUnsupported ? "list-unsupported" : "weights-out")
+                 << (listUnsupported                  ? "list-unsupported"
+                     : weightsOut.getNumOccurrences() ? "weights-out"
+                                                      : "train-config")
                  << " applies to ONNX models, and '" << specPath
                  << "' is a spec\n";
     return failure();
@@ -418,8 +451,21 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   std::vector<transfuse::ImportedWeight> weights;
   FailureOr<OwningOpRef<ModuleOp>> module = failure();
   if (onnx) {
-    module =
-        transfuse::importOnnx(&context, text, specPath, overrides, weights);
+    FailureOr<std::unique_ptr<transfuse::spec::Spec>> config =
+        std::unique_ptr<transfuse::spec::Spec>();
+    if (!trainConfig.empty())
+      config = parseTrainConfig(context, sourceMgr, overrides);
+    if (failed(config))
+      return failure();
+    std::vector<std::string> configDims;
+    if (*config)
+      for (const auto &dim : (*config)->getDims())
+        configDims.push_back(dim.getKey().str());
+    module = transfuse::importOnnx(&context, text, specPath, overrides, weights,
+                                   configDims);
+    if (succeeded(module) && *config &&
+        failed(transfuse::addTrainingSection(**config, **module)))
+      return failure();
   } else {
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
     auto spec =

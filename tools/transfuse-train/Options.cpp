@@ -18,7 +18,8 @@ namespace {
 const char *const kUsage =
     "usage: transfuse-train MODEL.tfm --data PATH [--steps N]\n"
     "                       [--eval-every K] [--save CKPT] [--save-every K]\n"
-    "                       [--resume CKPT] [--log METRICS.jsonl]\n"
+    "                       [--resume CKPT | --weights W] [--log "
+    "METRICS.jsonl]\n"
     "                       [--format text|tsv|ids] [--tokenizer bytes|words]\n"
     "                       [--held-out-every K] [--seed S] [--threads N]\n"
     "                       [--sample N] [--temperature T] [--prompt TEXT]\n"
@@ -47,6 +48,9 @@ const char *const kUsage =
     "  --save-every K       and every K steps\n"
     "  --resume CKPT        continue from a checkpoint of the same model,\n"
     "                       bit for bit as if training had not stopped\n"
+    "  --weights W          start from the parameters in W (safetensors,\n"
+    "                       e.g. those transfuse-compile wrote for an ONNX\n"
+    "                       model), the optimizer from scratch\n"
     "  --log FILE           append JSON lines: every step, every evaluation\n"
     "  --seed S             parameters and data order (default: the\n"
     "                       model's training seed, or the checkpoint's)\n"
@@ -111,6 +115,7 @@ Options parseOptions(int argc, char **argv) {
        [&](auto &f, auto &v) { options.saveEvery = parsePositive(f, v); }},
       {"--save", [&](auto &, auto &v) { options.save = v; }},
       {"--resume", [&](auto &, auto &v) { options.resume = v; }},
+      {"--weights", [&](auto &, auto &v) { options.weights = v; }},
       {"--log", [&](auto &, auto &v) { options.log = v; }},
       {"--threads",
        [&](auto &f, auto &v) {
@@ -206,6 +211,9 @@ Options parseOptions(int argc, char **argv) {
     throw UsageError{"no --data given"};
   if (options.saveEvery && !options.save)
     throw UsageError{"--save-every needs --save (the checkpoint to write)"};
+  if (options.resume && options.weights)
+    throw UsageError{"--weights and --resume both give the parameters: a "
+                     "resumed run takes them from its checkpoint"};
   if ((options.temperature > 0 || options.prompt) && !options.sample)
     throw UsageError{"--temperature and --prompt need --sample N"};
   return options;

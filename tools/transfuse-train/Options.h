@@ -23,6 +23,8 @@ struct Options {
   int64_t evalEvery = 0; // 0: at the end only
   int64_t saveEvery = 0; // 0: at the end only
   std::optional<std::string> save, resume, log;
+  /// Parameters to start from (not a checkpoint: no optimizer state).
+  std::optional<std::string> weights;
   std::optional<int32_t> threads;
   std::optional<data::Format> format;       // else from the extension
   std::optional<data::Tokenizer> tokenizer; // else from the vocabulary size

@@ -182,6 +182,9 @@ void Trainer::printHeader(int64_t total) const {
   if (resumed_)
     std::printf("resuming '%s' at step %lld; ", options_.resume->c_str(),
                 static_cast<long long>(session_.step()));
+  if (options_.weights)
+    std::printf("starting from the weights in '%s'; ",
+                options_.weights->c_str());
   std::printf("training to step %lld\n", static_cast<long long>(total));
   std::fflush(stdout);
 }
@@ -249,7 +252,10 @@ std::vector<int64_t> Trainer::prompt() const {
 void Trainer::run() {
   checkOptions();
   loadData();
-  if (!resumed_)
+  // A fresh session's optimizer state and step count are zero.
+  if (options_.weights)
+    session_.loadParameters(*options_.weights);
+  else if (!resumed_)
     session_.initParameters(state_.seed);
   std::vector<int64_t> samplePrompt;
   if (options_.sample)
@@ -329,6 +335,11 @@ void checkOutputs(const Options &options) {
     checkOutput({"--save", *options.save}, inputs);
   if (options.resume)
     inputs.push_back({"--resume", *options.resume});
+  if (options.weights) {
+    if (options.save)
+      checkOutput({"--save", *options.save}, {{"--weights", *options.weights}});
+    inputs.push_back({"--weights", *options.weights});
+  }
   if (options.save)
     inputs.push_back({"--save", *options.save});
   if (options.log)

@@ -401,4 +401,21 @@ importSpec(MLIRContext *context, const spec::Spec &spec,
   return Importer(context, spec, layers).run();
 }
 
+LogicalResult addTrainingSection(const spec::Spec &config, ModuleOp module) {
+  const spec::Model &model = config.getModel();
+  Location loc = config.root().getLoc();
+  if (!model.has_training())
+    return emitError(loc) << "the training configuration has no 'training' "
+                             "section";
+  if (!model.name().empty() || model.inputs_size() || model.outputs_size() ||
+      model.layers_size() || model.blocks_size())
+    return emitError(loc) << "a training configuration holds only 'training' "
+                             "and 'dims': the model comes from the other file";
+  auto forward = module.lookupSymbol<func::FuncOp>("forward");
+  assert(forward && "an imported module without @forward");
+  if (failed(import::buildTrainingSection(config, module, forward)))
+    return failure();
+  return verify(module);
+}
+
 } // namespace transfuse

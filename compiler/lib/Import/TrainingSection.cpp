@@ -2,6 +2,7 @@
 #include "GraphBuilder.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 
@@ -36,13 +37,28 @@ private:
   spec::SpecCursor cursor;
 };
 
+/// The `nn.name` of each of forward's results (outputs) or arguments
+/// (inputs): the spec's or the ONNX graph's names.
+SmallVector<StringRef> namesOf(func::FuncOp forward, bool results) {
+  SmallVector<StringRef> names;
+  unsigned count =
+      results ? forward.getNumResults() : forward.getNumArguments();
+  for (unsigned i = 0; i < count; ++i) {
+    auto name = results ? forward.getResultAttrOfType<StringAttr>(i, "nn.name")
+                        : forward.getArgAttrOfType<StringAttr>(i, "nn.name");
+    names.push_back(name ? name.getValue() : StringRef());
+  }
+  return names;
+}
+
 LogicalResult TrainingSection::build() {
-  const spec::Model &model = spec.getModel();
-  auto outputIt = llvm::find(model.outputs(), training.logits());
-  if (outputIt == model.outputs().end())
+  SmallVector<StringRef> outputs = namesOf(forward, /*results=*/true);
+  auto outputIt = llvm::find(outputs, training.logits());
+  if (outputIt == outputs.end())
     return errorAt("logits")
-           << "'" << training.logits() << "' is not one of the model outputs";
-  unsigned outputIndex = std::distance(model.outputs().begin(), outputIt);
+           << "'" << training.logits() << "' is not one of the model outputs ("
+           << llvm::join(outputs, ", ") << ")";
+  unsigned outputIndex = std::distance(outputs.begin(), outputIt);
 
   const spec::Input &labels = training.labels();
   spec::SpecCursor labelCursor = cursor.child("labels");
@@ -50,9 +66,7 @@ LogicalResult TrainingSection::build() {
   if (labels.name().empty() || !labelElement ||
       !isa<IntegerType>(labelElement) || labelElement.isInteger(1))
     return errorAt("labels") << "labels need a name and an integer dtype";
-  if (llvm::any_of(model.inputs(), [&](const spec::Input &input) {
-        return input.name() == labels.name();
-      }))
+  if (llvm::is_contained(namesOf(forward, /*results=*/false), labels.name()))
     return errorAt("labels")
            << "labels '" << labels.name() << "' are named like a model input";
   FailureOr<SmallVector<int64_t>> labelShape =

@@ -24,6 +24,7 @@ static unsigned initArity(InitKind kind) {
   switch (kind) {
   case InitKind::zeros:
   case InitKind::ones:
+  case InitKind::external:
     return 0;
   case InitKind::constant:
     return 1;

@@ -71,6 +71,8 @@ typedef enum tf_init_kind {
   TF_INIT_CONSTANT = 2, /* value a */
   TF_INIT_UNIFORM = 3,  /* [a, b) */
   TF_INIT_NORMAL = 4,   /* mean a, standard deviation b */
+  TF_INIT_EXTERNAL = 5, /* none: the values come with the model (an
+                           imported model's weights file) */
 } tf_init_kind;
 
 /* A view of a dense row-major tensor; it never owns `data`. */
@@ -258,7 +260,9 @@ TF_API const tf_artifact *tf_session_artifact(const tf_session *session);
 
 /* Fills every parameter from its manifest init rule, zeroes the optimizer
    state and the step count. Deterministic: the same seed gives
-   bit-identical parameters on every run (see Init.cpp). */
+   bit-identical parameters on every run (see Init.cpp). Fails, changing
+   nothing, if a parameter's rule is TF_INIT_EXTERNAL: its values must be
+   loaded (tf_session_load_parameters). */
 TF_API tf_status tf_session_init_parameters(tf_session *session, uint64_t seed);
 /* Loads every parameter from a safetensors file holding exactly the
    model's parameters with their dtypes and shapes (a checkpoint's state

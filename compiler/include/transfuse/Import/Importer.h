@@ -32,6 +32,14 @@ mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importSpec(mlir::MLIRContext *context, const spec::Spec &spec,
            std::vector<ImportedLayer> *layers = nullptr);
 
+/// Adds the training section of `config` to an imported module whose model
+/// came without one (an ONNX model's): `@loss` over the `@forward` output
+/// the section names, and the `nn.training` attribute, as importSpec builds
+/// them for a spec. `config` is a spec holding only `training` and the
+/// `dims` its label shape names.
+mlir::LogicalResult addTrainingSection(const spec::Spec &config,
+                                       mlir::ModuleOp module);
+
 } // namespace transfuse
 
 #endif // TRANSFUSE_IMPORT_IMPORTER_H

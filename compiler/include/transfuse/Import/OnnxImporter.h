@@ -31,12 +31,15 @@ bool looksLikeOnnx(llvm::StringRef path, llvm::StringRef bytes);
 
 /// Imports the ONNX model in `bytes`, read from `path` (external tensor
 /// data is found beside it). Symbolic dimensions of the inputs are bound by
-/// `dims`. Errors name the node, its op type and what is wrong. `weights`
-/// receives the parameters' values in declaration order.
+/// `dims`, each of which must name one, unless it is among `otherDims`
+/// (those of a training configuration). Errors name the node, its op type
+/// and what is wrong. `weights` receives the parameters' values in
+/// declaration order.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnx(mlir::MLIRContext *context, llvm::StringRef bytes,
            llvm::StringRef path, llvm::ArrayRef<spec::DimOverride> dims,
-           std::vector<ImportedWeight> &weights);
+           std::vector<ImportedWeight> &weights,
+           llvm::ArrayRef<std::string> otherDims = {});
 
 /// Every node of the model that the importer cannot convert, one line each
 /// ("node 'name' (OpType): why"); empty when every node is supported.

@@ -40,9 +40,10 @@ public:
   OnnxImporter(MLIRContext *context, StringRef path,
                ArrayRef<spec::DimOverride> dims,
                std::vector<ImportedWeight> *weights,
-               std::vector<std::string> *unsupported)
-      : context(context), path(path.str()), dims(dims), builder(context),
-        weights(weights), unsupported(unsupported) {}
+               std::vector<std::string> *unsupported,
+               ArrayRef<std::string> otherDims = {})
+      : context(context), path(path.str()), dims(dims), otherDims(otherDims),
+        builder(context), weights(weights), unsupported(unsupported) {}
 
   /// Parses and checks the model, then builds the module.
   FailureOr<OwningOpRef<ModuleOp>> run(StringRef bytes);
@@ -67,6 +68,8 @@ private:
   MLIRContext *context;
   std::string path;
   ArrayRef<spec::DimOverride> dims;
+  /// Names -D may give that are not the model's (a training config's).
+  ArrayRef<std::string> otherDims;
   OpBuilder builder;
   std::vector<ImportedWeight> *weights;
   /// Set in --list-unsupported mode: nodes that fail are listed here and
@@ -227,7 +230,8 @@ FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
     types.push_back(RankedTensorType::get(shape, element));
   }
   for (const spec::DimOverride &dim : dims) {
-    if (usedOverrides.contains(dim.name))
+    if (usedOverrides.contains(dim.name) ||
+        llvm::is_contained(otherDims, dim.name))
       continue;
     SmallVector<StringRef> names;
     for (const auto &symbol : symbols)
@@ -241,8 +245,9 @@ FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
   }
   boundDims.clear();
   for (const spec::DimOverride &dim : dims)
-    boundDims.push_back(
-        builder.getNamedAttr(dim.name, builder.getI64IntegerAttr(dim.value)));
+    if (usedOverrides.contains(dim.name))
+      boundDims.push_back(
+          builder.getNamedAttr(dim.name, builder.getI64IntegerAttr(dim.value)));
   return types;
 }
 
@@ -254,7 +259,7 @@ FailureOr<Value> OnnxImporter::materialize(StringRef name, OnnxValue &known) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(forward);
     nn::ParameterOp::create(builder, loc, name, type,
-                            nn::InitAttr::get(context, nn::InitKind::zeros));
+                            nn::InitAttr::get(context, nn::InitKind::external));
     if (weights)
       weights->push_back(ImportedWeight{
           name.str(),
@@ -445,8 +450,10 @@ bool looksLikeOnnx(StringRef path, StringRef bytes) {
 FailureOr<OwningOpRef<ModuleOp>>
 importOnnx(MLIRContext *context, StringRef bytes, StringRef path,
            ArrayRef<spec::DimOverride> dims,
-           std::vector<ImportedWeight> &weights) {
-  return OnnxImporter(context, path, dims, &weights, nullptr).run(bytes);
+           std::vector<ImportedWeight> &weights,
+           ArrayRef<std::string> otherDims) {
+  return OnnxImporter(context, path, dims, &weights, nullptr, otherDims)
+      .run(bytes);
 }
 
 FailureOr<std::vector<std::string>>

@@ -43,7 +43,7 @@ def NN_NormStatisticAttr : EnumAttr<NN_Dialect, NN_NormStatistic,
 def NN_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [
       I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"ones", 1>,
       I32EnumAttrCase<"constant", 2>, I32EnumAttrCase<"uniform", 3>,
-      I32EnumAttrCase<"normal", 4>]> {
+      I32EnumAttrCase<"normal", 4>, I32EnumAttrCase<"external", 5>]> {
   let cppNamespace = "::transfuse::nn";
   let genSpecializedAttr = 0;
 }
@@ -54,7 +54,9 @@ def NN_InitAttr : NN_Attr<"Init", "init"> {
     Resolved at import time to one of: `zeros`, `ones`, `constant(c)`,
     `uniform(low, high)`, `normal(mean, std)`. Named schemes (PyTorch's
     Linear default, Xavier) are turned into concrete bounds by the importer,
-    so the runtime implements only these five.
+    so the runtime implements only these five. `external` marks a parameter
+    whose values come with the model (an ONNX model's initializers, written
+    to a weights file): the runtime refuses to initialise it.
 
     ```mlir
     #nn.init<uniform(-0.0441942, 0.0441942)>
