@@ -48,6 +48,34 @@ def torch_forward(module, model, inputs, device="cpu"):
         return module(tensors["src"], tensors["tgt"])
 
 
+def compile_run_compare(compile_cmd, run_cmd, model_path, workdir, flags,
+                        weights, expected32, expected64, label):
+    """Compiles `model_path` (a spec or an ONNX file, with `flags`) for the
+    CPU, runs its forward with transfuse-run on `weights` and
+    WORKDIR/inputs.safetensors, and prints how its one output compares with
+    the twins' per DESIGN.md's bound: `OK|MISMATCH LABEL OUTPUT: ...`.
+    Returns whether it is within the bound."""
+    path = lambda name: os.path.join(workdir, name)
+    subprocess.run([compile_cmd, model_path, *flags, "--target=cpu",
+                    "--inference-only", "-o", path("model.tfm")], check=True)
+    subprocess.run([run_cmd, path("model.tfm"), "--weights", weights,
+                    "--inputs", path("inputs.safetensors"),
+                    "--outputs", path("outputs.safetensors")], check=True)
+    outputs, _ = safetensors_io.load(path("outputs.safetensors"))
+    if len(outputs) != 1:
+        sys.exit(f"expected one output, got {sorted(outputs)}")
+    name, ours = next(iter(outputs.items()))
+    ours = torch.from_numpy(np.array(ours)).double()
+    torch_error = (expected32.double() - expected64).abs().max().item()
+    error = (ours - expected64).abs().max().item()
+    bound = 1e-4 + 4 * torch_error
+    within = error <= bound
+    print(f"{'OK' if within else 'MISMATCH'} {label} {name}: "
+          f"max|ours - torch64| = {error:.3g}, bound {bound:.3g} "
+          f"(torch32 error {torch_error:.3g})")
+    return within
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--compile", required=True)
@@ -73,27 +101,13 @@ def main():
     expected32 = torch_forward(module, args.model, inputs)
     expected64 = torch_forward(module.double(), args.model, inputs)
 
-    defines = [f"-D{d}" for d in args.dims]
     # Only the forward pass runs: the training entry points would triple
     # the compile time.
-    subprocess.run([args.compile, args.spec, *defines, "--target=cpu",
-                    "--inference-only", "-o", path("model.tfm")], check=True)
-    subprocess.run([args.run, path("model.tfm"),
-                    "--weights", path("weights.safetensors"),
-                    "--inputs", path("inputs.safetensors"),
-                    "--outputs", path("outputs.safetensors")], check=True)
-    outputs, _ = safetensors_io.load(path("outputs.safetensors"))
-    if len(outputs) != 1:
-        sys.exit(f"expected one output, got {sorted(outputs)}")
-    name, ours = next(iter(outputs.items()))
-    ours = torch.from_numpy(np.array(ours)).double()
-    torch_error = (expected32.double() - expected64).abs().max().item()
-    error = (ours - expected64).abs().max().item()
-    bound = 1e-4 + 4 * torch_error
-    status = "OK" if error <= bound else "MISMATCH"
-    print(f"{status} {args.model} {name}: max|ours - torch64| = {error:.3g}, "
-          f"bound {bound:.3g} (torch32 error {torch_error:.3g})")
-    sys.exit(0 if status == "OK" else 1)
+    within = compile_run_compare(
+        args.compile, args.run, args.spec, args.workdir,
+        [f"-D{d}" for d in args.dims], path("weights.safetensors"),
+        expected32, expected64, args.model)
+    sys.exit(0 if within else 1)
 
 
 if __name__ == "__main__":

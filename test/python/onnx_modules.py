@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import forward_parity  # noqa: E402
 import safetensors_io  # noqa: E402
 
 VOCAB, SEQ, BATCH = 50, 8, 3
@@ -116,20 +117,9 @@ def main():
     expected32 = forward(module, tokens)
     expected64 = forward(module.double(), tokens)
 
-    subprocess.run([args.compile, path("model.onnx"), "--target=cpu",
-                    "--inference-only", "-o", path("model.tfm")], check=True)
-    subprocess.run([args.run, path("model.tfm"),
-                    "--weights", path("model.safetensors"),
-                    "--inputs", path("inputs.safetensors"),
-                    "--outputs", path("outputs.safetensors")], check=True)
-    outputs, _ = safetensors_io.load(path("outputs.safetensors"))
-    ours = torch.from_numpy(np.array(outputs["output"])).double()
-    torch_error = (expected32.double() - expected64).abs().max().item()
-    error = (ours - expected64).abs().max().item()
-    bound = 1e-4 + 4 * torch_error
-    status = "OK" if error <= bound else "MISMATCH"
-    print(f"{status} {args.model}: max|ours - torch64| = {error:.3g}, "
-          f"bound {bound:.3g} (torch32 error {torch_error:.3g})")
+    within = forward_parity.compile_run_compare(
+        args.compile, args.run, path("model.onnx"), args.workdir, [],
+        path("model.safetensors"), expected32, expected64, args.model)
 
     summary = subprocess.run(
         [args.compile, path("model.onnx"), "--inference-only",
@@ -144,7 +134,7 @@ def main():
           f" fused: nn.attention {count('nn.attention')}, nn.softmax "
           f"{count('nn.softmax')}, nn.erf {count('nn.erf')}, nn.gelu "
           f"{count('nn.gelu')}")
-    sys.exit(0 if status == "OK" and fused else 1)
+    sys.exit(0 if within and fused else 1)
 
 
 if __name__ == "__main__":

@@ -73,20 +73,10 @@ def main():
     expected64 = forward_parity.torch_forward(module.double(), args.model,
                                               inputs)
 
-    subprocess.run([args.compile, path("model.onnx"), "--target=cpu",
-                    "--inference-only", "-o", path("model.tfm")], check=True)
-    subprocess.run([args.run, path("model.tfm"),
-                    "--weights", path("model.safetensors"),
-                    "--inputs", path("inputs.safetensors"),
-                    "--outputs", path("outputs.safetensors")], check=True)
-    outputs, _ = safetensors_io.load(path("outputs.safetensors"))
-    ours = torch.from_numpy(np.array(outputs["output"])).double()
-    torch_error = (expected32.double() - expected64).abs().max().item()
-    error = (ours - expected64).abs().max().item()
-    bound = 1e-4 + 4 * torch_error
-    status = "OK" if error <= bound else "MISMATCH"
-    print(f"{status} {args.model} opset {args.opset}: max|ours - torch64| = "
-          f"{error:.3g}, bound {bound:.3g} (torch32 error {torch_error:.3g})")
+    within = forward_parity.compile_run_compare(
+        args.compile, args.run, path("model.onnx"), args.workdir, [],
+        path("model.safetensors"), expected32, expected64,
+        f"{args.model} opset {args.opset}")
 
     defines = [f"-D{d}" for d in args.dims]
     from_onnx = fused_counts(args.compile, path("model.onnx"), [])
@@ -94,7 +84,7 @@ def main():
     same = from_onnx == from_spec
     print(("OK" if same else "MISMATCH") + " fused: " + ", ".join(
         f"{op} {from_onnx[op]} (spec {from_spec[op]})" for op in FUSED_OPS))
-    sys.exit(0 if status == "OK" and same else 1)
+    sys.exit(0 if within and same else 1)
 
 
 if __name__ == "__main__":
