@@ -7,7 +7,9 @@ PyTorch's per DESIGN.md's bound:
     max|ours - torch64| <= 1e-4 + 4 * max|torch32 - torch64|
 
 Then checks that the fusion passes recover from the export as many
-attention and layer-norm ops as from the model's spec (--spec).
+attention and layer-norm ops as from the model's spec (--spec). With
+--dynamic the export's batch and sequence sizes are symbolic, bound by the
+same -D as the spec's.
 """
 import argparse
 import os
@@ -26,12 +28,21 @@ import safetensors_io  # noqa: E402
 FUSED_OPS = ("nn.attention", "nn.layer_norm")
 
 
-def export(module, model, inputs, opset, path):
+# With --dynamic, the inputs' sizes are symbolic in the export, named
+# after the spec's dims, and bound again by -D when compiling.
+DYNAMIC_AXES = {"tokens": {0: "batch", 1: "seq"},
+                "src": {0: "batch", 1: "src_len"},
+                "tgt": {0: "batch", 1: "tgt_len"}}
+
+
+def export(module, model, inputs, opset, path, dynamic):
     names = ["tokens"] if model in ("char_lm", "sentiment_classifier") \
         else ["src", "tgt"]
     args = tuple(torch.from_numpy(inputs[name]) for name in names)
     torch.onnx.export(module, args, path, opset_version=opset,
-                      input_names=names, output_names=["output"])
+                      input_names=names, output_names=["output"],
+                      dynamic_axes={name: DYNAMIC_AXES[name]
+                                    for name in names} if dynamic else None)
 
 
 def fused_counts(compile_cmd, model_path, defines):
@@ -55,6 +66,7 @@ def main():
     parser.add_argument("--model", required=True)
     parser.add_argument("--opset", type=int, required=True)
     parser.add_argument("--workdir", required=True)
+    parser.add_argument("--dynamic", action="store_true")
     parser.add_argument("-D", action="append", default=[], dest="dims")
     args = parser.parse_args()
     dims = {k: int(v) for k, v in (d.split("=") for d in args.dims)}
@@ -67,19 +79,21 @@ def main():
                                         np.random.default_rng(1))
     inputs = {k: v.astype(np.int64) for k, v in inputs.items()}
     safetensors_io.save(path("inputs.safetensors"), inputs)
-    export(module, args.model, inputs, args.opset, path("model.onnx"))
+    export(module, args.model, inputs, args.opset, path("model.onnx"),
+           args.dynamic)
+    defines = [f"-D{d}" for d in args.dims]
 
     expected32 = forward_parity.torch_forward(module, args.model, inputs)
     expected64 = forward_parity.torch_forward(module.double(), args.model,
                                               inputs)
 
+    onnx_defines = defines if args.dynamic else []
     within = forward_parity.compile_run_compare(
-        args.compile, args.run, path("model.onnx"), args.workdir, [],
-        path("model.safetensors"), expected32, expected64,
+        args.compile, args.run, path("model.onnx"), args.workdir,
+        onnx_defines, path("model.safetensors"), expected32, expected64,
         f"{args.model} opset {args.opset}")
 
-    defines = [f"-D{d}" for d in args.dims]
-    from_onnx = fused_counts(args.compile, path("model.onnx"), [])
+    from_onnx = fused_counts(args.compile, path("model.onnx"), onnx_defines)
     from_spec = fused_counts(args.compile, args.spec, defines)
     same = from_onnx == from_spec
     print(("OK" if same else "MISMATCH") + " fused: " + ", ".join(
