@@ -33,9 +33,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   });
   llvm::StringRef bytes(reinterpret_cast<const char *>(data), size);
   std::vector<transfuse::ImportedWeight> weights;
-  bool imported = succeeded(
-      transfuse::importOnnx(&context, bytes, "/nonexistent-fuzz-dir/fuzz.onnx",
-                            {{"batch", 2}}, weights));
+  const transfuse::spec::DimOverride batch{"batch", 2};
+  transfuse::OnnxImportOptions options;
+  options.dims = batch;
+  bool imported = succeeded(transfuse::importOnnx(
+      &context, bytes, "/nonexistent-fuzz-dir/fuzz.onnx", options, weights));
   transfuse::fuzz::expect(imported || reported,
                           "a failed import to report an error");
   return 0;

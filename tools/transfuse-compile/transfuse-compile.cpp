@@ -8,6 +8,7 @@
 //                     [--dump-phases-to=DIR]
 //                     [--input-format=auto|spec|onnx] [--weights-out=FILE]
 //                     [--list-unsupported] [--train-config=FILE]
+//                     [--freeze=INITIALIZER,...]
 //
 // plus MLIR's own flags (--mlir-print-ir-after-all, --mlir-timing, ...).
 // Errors in the spec are printed as file:line:col with the offending line.
@@ -56,6 +57,10 @@ static cl::opt<std::string> weightsOut(
     cl::desc("ONNX input: write the initializers' values, the model's "
              "weights, to this safetensors file (default: beside the "
              "artifact, as NAME.safetensors)"));
+static cl::list<std::string> frozen(
+    "freeze", cl::CommaSeparated, cl::value_desc("initializer,..."),
+    cl::desc("ONNX input: keep these float initializers constant, out of "
+             "the parameters and the weights file (not trained)"));
 static cl::opt<std::string> trainConfig(
     "train-config", cl::value_desc("file"),
     cl::desc("ONNX input: the training settings (a spec holding only "
@@ -255,9 +260,9 @@ parseTrainConfig(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 /// --list-unsupported: one line per node the importer cannot convert.
 static LogicalResult
 printUnsupported(MLIRContext &context, StringRef bytes,
-                 ArrayRef<transfuse::spec::DimOverride> overrides) {
+                 const transfuse::OnnxImportOptions &options) {
   FailureOr<std::vector<std::string>> nodes =
-      transfuse::listUnsupportedOnnxNodes(&context, bytes, specPath, overrides);
+      transfuse::listUnsupportedOnnxNodes(&context, bytes, specPath, options);
   if (failed(nodes))
     return failure();
   for (const std::string &line : *nodes)
@@ -428,18 +433,22 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
               (inputFormat == InputFormat::Auto &&
                transfuse::looksLikeOnnx(specPath, text));
   if ((listUnsupported || weightsOut.getNumOccurrences() ||
-       trainConfig.getNumOccurrences()) &&
+       trainConfig.getNumOccurrences() || frozen.getNumOccurrences()) &&
       !onnx) {
     llvm::errs() << "error: --"
-                 << (listUnsupported                  ? "list-unsupported"
-                     : weightsOut.getNumOccurrences() ? "weights-out"
-                                                      : "train-config")
+                 << (listUnsupported                   ? "list-unsupported"
+                     : weightsOut.getNumOccurrences()  ? "weights-out"
+                     : trainConfig.getNumOccurrences() ? "train-config"
+                                                       : "freeze")
                  << " applies to ONNX models, and '" << specPath
                  << "' is a spec\n";
     return failure();
   }
-  if (listUnsupported)
-    return printUnsupported(context, text, overrides);
+  if (listUnsupported) {
+    transfuse::OnnxImportOptions options;
+    options.dims = overrides;
+    return printUnsupported(context, text, options);
+  }
   // Read now: code generation resets the command-line options.
   const std::string weightsPath =
       onnx ? weightsPathFor(emit == Emit::Artifact) : "";
@@ -461,8 +470,11 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     if (*config)
       for (const auto &dim : (*config)->getDims())
         configDims.push_back(dim.getKey().str());
-    module = transfuse::importOnnx(&context, text, specPath, overrides, weights,
-                                   configDims);
+    transfuse::OnnxImportOptions options;
+    options.dims = overrides;
+    options.otherDims = configDims;
+    options.frozen = frozen;
+    module = transfuse::importOnnx(&context, text, specPath, options, weights);
     if (succeeded(module) && *config &&
         failed(transfuse::addTrainingSection(**config, **module)))
       return failure();

@@ -29,17 +29,26 @@ struct ImportedWeight {
 /// spec: named *.onnx, or a ModelProto with an IR version and a graph.
 bool looksLikeOnnx(llvm::StringRef path, llvm::StringRef bytes);
 
+/// What the command line says about an ONNX model.
+struct OnnxImportOptions {
+  /// `-D name=value`: each binds a symbolic dimension of the inputs and
+  /// must name one, unless it is among `otherDims`.
+  llvm::ArrayRef<spec::DimOverride> dims;
+  /// Names -D may give that are not the model's (a training
+  /// configuration's dims).
+  llvm::ArrayRef<std::string> otherDims;
+  /// Float initializers to keep constant: neither parameters nor weights,
+  /// so not trained.
+  llvm::ArrayRef<std::string> frozen;
+};
+
 /// Imports the ONNX model in `bytes`, read from `path` (external tensor
-/// data is found beside it). Symbolic dimensions of the inputs are bound by
-/// `dims`, each of which must name one, unless it is among `otherDims`
-/// (those of a training configuration). Errors name the node, its op type
-/// and what is wrong. `weights` receives the parameters' values in
-/// declaration order.
+/// data is found beside it). Errors name the node, its op type and what is
+/// wrong. `weights` receives the parameters' values in declaration order.
 mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnx(mlir::MLIRContext *context, llvm::StringRef bytes,
-           llvm::StringRef path, llvm::ArrayRef<spec::DimOverride> dims,
-           std::vector<ImportedWeight> &weights,
-           llvm::ArrayRef<std::string> otherDims = {});
+           llvm::StringRef path, const OnnxImportOptions &options,
+           std::vector<ImportedWeight> &weights);
 
 /// Every node of the model that the importer cannot convert, one line each
 /// ("node 'name' (OpType): why"); empty when every node is supported.
@@ -47,7 +56,7 @@ importOnnx(mlir::MLIRContext *context, llvm::StringRef bytes,
 mlir::FailureOr<std::vector<std::string>>
 listUnsupportedOnnxNodes(mlir::MLIRContext *context, llvm::StringRef bytes,
                          llvm::StringRef path,
-                         llvm::ArrayRef<spec::DimOverride> dims);
+                         const OnnxImportOptions &options);
 
 } // namespace transfuse
 

@@ -38,12 +38,11 @@ bool isDefaultDomain(StringRef domain) {
 class OnnxImporter : public onnx_import::ValueMaterializer {
 public:
   OnnxImporter(MLIRContext *context, StringRef path,
-               ArrayRef<spec::DimOverride> dims,
+               const OnnxImportOptions &options,
                std::vector<ImportedWeight> *weights,
-               std::vector<std::string> *unsupported,
-               ArrayRef<std::string> otherDims = {})
-      : context(context), path(path.str()), dims(dims), otherDims(otherDims),
-        builder(context), weights(weights), unsupported(unsupported) {}
+               std::vector<std::string> *unsupported)
+      : context(context), path(path.str()), options(options), builder(context),
+        weights(weights), unsupported(unsupported) {}
 
   /// Parses and checks the model, then builds the module.
   FailureOr<OwningOpRef<ModuleOp>> run(StringRef bytes);
@@ -67,9 +66,7 @@ private:
 
   MLIRContext *context;
   std::string path;
-  ArrayRef<spec::DimOverride> dims;
-  /// Names -D may give that are not the model's (a training config's).
-  ArrayRef<std::string> otherDims;
+  const OnnxImportOptions &options;
   OpBuilder builder;
   std::vector<ImportedWeight> *weights;
   /// Set in --list-unsupported mode: nodes that fail are listed here and
@@ -169,6 +166,12 @@ LogicalResult OnnxImporter::checkGraph() {
 }
 
 LogicalResult OnnxImporter::declareInitializers() {
+  for (const std::string &name : options.frozen)
+    if (llvm::none_of(
+            model.graph().initializer(),
+            [&](const onnx::TensorProto &init) { return init.name() == name; }))
+      return error() << "--freeze " << name
+                     << ": the model has no initializer of that name";
   StringRef dir = llvm::sys::path::parent_path(path);
   for (const onnx::TensorProto &init : model.graph().initializer()) {
     std::string why;
@@ -177,9 +180,9 @@ LogicalResult OnnxImporter::declareInitializers() {
       return error() << "initializer '" << init.name() << "': " << why;
     // A float initializer is a weight, unless it holds an infinity or a
     // NaN: no trained weight does, and exporters fold additive attention
-    // masks (0 and -inf) into initializers.
+    // masks (0 and -inf) into initializers. --freeze keeps one constant.
     bool parameter =
-        tensor->isFloat() &&
+        tensor->isFloat() && !llvm::is_contained(options.frozen, init.name()) &&
         llvm::all_of(tensor->floats, [](float v) { return std::isfinite(v); });
     values[init.name()] = OnnxValue{
         Value(), std::make_shared<const HostTensor>(std::move(*tensor)),
@@ -190,7 +193,7 @@ LogicalResult OnnxImporter::declareInitializers() {
 
 FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
   llvm::StringMap<int64_t> overrides;
-  for (const spec::DimOverride &dim : dims)
+  for (const spec::DimOverride &dim : options.dims)
     overrides[dim.name] = dim.value;
   llvm::StringSet<> symbols, usedOverrides;
   SmallVector<Type> types;
@@ -229,9 +232,9 @@ FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
     }
     types.push_back(RankedTensorType::get(shape, element));
   }
-  for (const spec::DimOverride &dim : dims) {
+  for (const spec::DimOverride &dim : options.dims) {
     if (usedOverrides.contains(dim.name) ||
-        llvm::is_contained(otherDims, dim.name))
+        llvm::is_contained(options.otherDims, dim.name))
       continue;
     SmallVector<StringRef> names;
     for (const auto &symbol : symbols)
@@ -244,7 +247,7 @@ FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
                            : " (it has: " + llvm::join(names, ", ") + ")");
   }
   boundDims.clear();
-  for (const spec::DimOverride &dim : dims)
+  for (const spec::DimOverride &dim : options.dims)
     if (usedOverrides.contains(dim.name))
       boundDims.push_back(
           builder.getNamedAttr(dim.name, builder.getI64IntegerAttr(dim.value)));
@@ -449,18 +452,16 @@ bool looksLikeOnnx(StringRef path, StringRef bytes) {
 
 FailureOr<OwningOpRef<ModuleOp>>
 importOnnx(MLIRContext *context, StringRef bytes, StringRef path,
-           ArrayRef<spec::DimOverride> dims,
-           std::vector<ImportedWeight> &weights,
-           ArrayRef<std::string> otherDims) {
-  return OnnxImporter(context, path, dims, &weights, nullptr, otherDims)
-      .run(bytes);
+           const OnnxImportOptions &options,
+           std::vector<ImportedWeight> &weights) {
+  return OnnxImporter(context, path, options, &weights, nullptr).run(bytes);
 }
 
 FailureOr<std::vector<std::string>>
 listUnsupportedOnnxNodes(MLIRContext *context, StringRef bytes, StringRef path,
-                         ArrayRef<spec::DimOverride> dims) {
+                         const OnnxImportOptions &options) {
   std::vector<std::string> unsupported;
-  OnnxImporter importer(context, path, dims, nullptr, &unsupported);
+  OnnxImporter importer(context, path, options, nullptr, &unsupported);
   FailureOr<OwningOpRef<ModuleOp>> module = importer.run(bytes);
   if (failed(module) && unsupported.empty())
     return failure();
