@@ -268,7 +268,7 @@ TEST_F(RuntimeArtifactTest, BadFieldValues) {
        "1099511627776] is too large"},
       {[](json &m) { m["parameters"][0]["init"]["kind"] = "xavier"; },
        "manifest: parameters[0].init.kind: unknown init kind 'xavier' "
-       "(expected zeros, ones, constant, uniform or normal)"},
+       "(expected zeros, ones, constant, uniform, normal or external)"},
       {[](json &m) { m["parameters"][1]["init"]["a"] = 1.0; },
        "manifest: parameters[1].init: uniform init needs a <= b"},
       {[](json &m) { m["parameters"][0]["init"]["b"] = -1.0; },
