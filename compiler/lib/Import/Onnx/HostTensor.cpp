@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <cstring>
@@ -123,17 +124,21 @@ readExternal(const TensorProto &proto, StringRef modelDir, size_t expected,
   }
   SmallString<256> file(modelDir);
   path::append(file, location);
-  auto buffer = llvm::MemoryBuffer::getFileSlice(file, expected, offset);
-  if (std::error_code ec = buffer.getError()) {
+  auto cannotRead = [&](const std::string &reason) {
     why = "cannot read " + std::to_string(expected) + " bytes at offset " +
           std::to_string(offset) + " of external data '" + file.str().str() +
-          "': " + ec.message();
+          "': " + reason;
     return failure();
-  }
-  if ((*buffer)->getBufferSize() != expected) {
-    why = "external data '" + file.str().str() + "' is too short";
-    return failure();
-  }
+  };
+  // A slice past the end would read as zeros: the file's size decides.
+  uint64_t size = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(file, size))
+    return cannotRead(ec.message());
+  if (uint64_t(offset) > size || size - uint64_t(offset) < expected)
+    return cannotRead("the file has " + std::to_string(size) + " bytes");
+  auto buffer = llvm::MemoryBuffer::getFileSlice(file, expected, offset);
+  if (std::error_code ec = buffer.getError())
+    return cannotRead(ec.message());
   return std::move(*buffer);
 }
 
