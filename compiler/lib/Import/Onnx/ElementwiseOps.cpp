@@ -78,23 +78,21 @@ convertArithmetic(NodeImporter &node,
 }
 
 LogicalResult convertAdd(NodeImporter &node) {
-  return convertArithmetic<nn::AddOp>(node, std::plus<double>(),
-                                      std::plus<int64_t>());
+  return convertArithmetic<nn::AddOp>(node, std::plus<double>(), wrappingAdd);
 }
 LogicalResult convertSub(NodeImporter &node) {
-  return convertArithmetic<nn::SubOp>(node, std::minus<double>(),
-                                      std::minus<int64_t>());
+  return convertArithmetic<nn::SubOp>(node, std::minus<double>(), wrappingSub);
 }
 LogicalResult convertMul(NodeImporter &node) {
   return convertArithmetic<nn::MulOp>(node, std::multiplies<double>(),
-                                      std::multiplies<int64_t>());
+                                      wrappingMul);
 }
 LogicalResult convertDiv(NodeImporter &node) {
   if (node.allInputsConstant() && !node.constantInput(1)->isFloat() &&
       llvm::is_contained(node.constantInput(1)->ints, 0))
     return node.error() << "integer division by zero";
-  return convertArithmetic<nn::DivOp>(
-      node, std::divides<double>(), [](int64_t a, int64_t b) { return a / b; });
+  return convertArithmetic<nn::DivOp>(node, std::divides<double>(),
+                                      wrappingDiv);
 }
 
 /// x^p for a known exponent p that is the same everywhere: the products
@@ -105,7 +103,7 @@ LogicalResult convertPow(NodeImporter &node) {
         node, static_cast<DataType>(node.inputType(0)),
         [](double a, double b) { return std::pow(a, b); },
         [](int64_t a, int64_t b) {
-          return int64_t(std::pow(double(a), double(b)));
+          return toInt64(std::pow(double(a), double(b)));
         });
   FailureOr<const HostTensor *> exponent =
       node.requireConstant(1, "the exponent");
@@ -325,6 +323,9 @@ LogicalResult convertWhere(NodeImporter &node) {
   if (node.allInputsConstant()) {
     const HostTensor &condition = *node.constantInput(0);
     const HostTensor &x = *node.constantInput(1), &y = *node.constantInput(2);
+    if (x.type != y.type)
+      return node.error() << "selects between " << dataTypeName(x.type)
+                          << " and " << dataTypeName(y.type);
     std::string why;
     FailureOr<nn::Shape> pair =
         nn::broadcastShape(condition.shape, x.shape, why);
@@ -332,7 +333,7 @@ LogicalResult convertWhere(NodeImporter &node) {
         failed(pair) ? pair : nn::broadcastShape(*pair, y.shape, why);
     if (failed(shape) || failed(checkFoldable(*shape, why)))
       return node.error() << why;
-    HostTensor mask = broadcastTo(condition, *shape);
+    HostTensor mask = broadcastTo(castTo(condition, TensorProto::BOOL), *shape);
     HostTensor result = broadcastTo(x, *shape);
     HostTensor otherwise = broadcastTo(y, *shape);
     for (int64_t i = 0, n = result.size(); i < n; ++i) {
@@ -399,29 +400,29 @@ LogicalResult convertCast(NodeImporter &node) {
 
 } // namespace
 
-void addElementwiseConverters(llvm::StringMap<Converter> &table) {
-  table["Add"] = convertAdd;
-  table["Sub"] = convertSub;
-  table["Mul"] = convertMul;
-  table["Div"] = convertDiv;
-  table["Pow"] = convertPow;
-  table["Sqrt"] = convertSqrt;
-  table["Exp"] = convertExp;
-  table["Log"] = convertLog;
-  table["Tanh"] = convertTanh;
-  table["Erf"] = convertErf;
-  table["Relu"] = convertRelu;
-  table["Neg"] = convertNeg;
-  table["Equal"] = convertEqual;
-  table["Less"] = convertLess;
-  table["LessOrEqual"] = convertLessOrEqual;
-  table["Greater"] = convertGreater;
-  table["GreaterOrEqual"] = convertGreaterOrEqual;
-  table["Not"] = convertNot;
-  table["And"] = convertAnd;
-  table["Or"] = convertOr;
-  table["Where"] = convertWhere;
-  table["Cast"] = convertCast;
+void addElementwiseConverters(llvm::StringMap<ConverterEntry> &table) {
+  table["Add"] = {convertAdd, 2, 2};
+  table["Sub"] = {convertSub, 2, 2};
+  table["Mul"] = {convertMul, 2, 2};
+  table["Div"] = {convertDiv, 2, 2};
+  table["Pow"] = {convertPow, 2, 2};
+  table["Sqrt"] = {convertSqrt, 1, 1};
+  table["Exp"] = {convertExp, 1, 1};
+  table["Log"] = {convertLog, 1, 1};
+  table["Tanh"] = {convertTanh, 1, 1};
+  table["Erf"] = {convertErf, 1, 1};
+  table["Relu"] = {convertRelu, 1, 1};
+  table["Neg"] = {convertNeg, 1, 1};
+  table["Equal"] = {convertEqual, 2, 2};
+  table["Less"] = {convertLess, 2, 2};
+  table["LessOrEqual"] = {convertLessOrEqual, 2, 2};
+  table["Greater"] = {convertGreater, 2, 2};
+  table["GreaterOrEqual"] = {convertGreaterOrEqual, 2, 2};
+  table["Not"] = {convertNot, 1, 1};
+  table["And"] = {convertAnd, 2, 2};
+  table["Or"] = {convertOr, 2, 2};
+  table["Where"] = {convertWhere, 3, 3};
+  table["Cast"] = {convertCast, 1, 1};
 }
 
 } // namespace transfuse::onnx_import

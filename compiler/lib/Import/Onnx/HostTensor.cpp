@@ -182,6 +182,30 @@ LogicalResult decodeTyped(const TensorProto &proto, HostTensor &tensor,
 
 } // namespace
 
+int64_t toInt64(double value) {
+  constexpr double kLimit = 9223372036854775808.0; // 2^63
+  if (std::isnan(value) || value < -kLimit)
+    return std::numeric_limits<int64_t>::min();
+  if (value >= kLimit)
+    return std::numeric_limits<int64_t>::max();
+  return int64_t(value);
+}
+
+int64_t wrappingAdd(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) + uint64_t(b));
+}
+int64_t wrappingSub(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) - uint64_t(b));
+}
+int64_t wrappingMul(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) * uint64_t(b));
+}
+int64_t wrappingDiv(int64_t a, int64_t b) {
+  if (b == -1)
+    return int64_t(0 - uint64_t(a));
+  return a / b;
+}
+
 int64_t HostTensor::size() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -395,7 +419,7 @@ FailureOr<HostTensor> broadcastBinary(
         if (result.isFloat())
           result.floats[e] = float(v);
         else
-          result.ints[e] = int64_t(v);
+          result.ints[e] = toInt64(v);
       });
   return result;
 }
@@ -408,9 +432,7 @@ HostTensor castTo(const HostTensor &tensor, DataType type) {
     else if (type == onnx::TensorProto::BOOL)
       result.ints[i] = tensor.at(i) != 0.0;
     else if (tensor.isFloat())
-      result.ints[i] = std::isfinite(tensor.floats[i])
-                           ? int64_t(tensor.floats[i])
-                           : std::numeric_limits<int64_t>::min();
+      result.ints[i] = toInt64(tensor.floats[i]);
     else
       result.ints[i] = tensor.ints[i];
     // Narrow integer types wrap as a C cast to them does.

@@ -22,6 +22,18 @@ namespace transfuse::onnx_import {
 
 using DataType = onnx::TensorProto::DataType;
 
+/// `value` truncated to an integer, saturated at the int64 range; NaN is
+/// INT64_MIN. (A plain conversion of an out-of-range float is undefined.)
+int64_t toInt64(double value);
+
+/// Integer arithmetic that wraps around as two's complement does, where the
+/// plain operators' overflow is undefined.
+int64_t wrappingAdd(int64_t a, int64_t b);
+int64_t wrappingSub(int64_t a, int64_t b);
+int64_t wrappingMul(int64_t a, int64_t b);
+/// Truncating division; INT64_MIN / -1 wraps to INT64_MIN. `b` != 0.
+int64_t wrappingDiv(int64_t a, int64_t b);
+
 /// A tensor whose values the importer knows. Floating-point types are held
 /// as float (the model computes in f32), every integer type and BOOL as
 /// int64.
@@ -37,9 +49,9 @@ struct HostTensor {
   double at(int64_t i) const {
     return isFloat() ? double(floats[i]) : double(ints[i]);
   }
-  /// Element `i` as an integer (a float is truncated).
+  /// Element `i` as an integer (a float is truncated, saturated).
   int64_t intAt(int64_t i) const {
-    return isFloat() ? int64_t(floats[i]) : ints[i];
+    return isFloat() ? toInt64(floats[i]) : ints[i];
   }
 
   static bool isFloatType(DataType type);

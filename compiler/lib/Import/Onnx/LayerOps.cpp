@@ -248,16 +248,16 @@ LogicalResult convertGather(NodeImporter &node) {
 
 } // namespace
 
-void addLayerConverters(llvm::StringMap<Converter> &table) {
-  table["MatMul"] = convertMatMul;
-  table["Gemm"] = convertGemm;
-  table["Softmax"] = convertSoftmax;
-  table["LogSoftmax"] = convertLogSoftmax;
-  table["LayerNormalization"] = convertLayerNormalization;
-  table["ReduceMean"] = convertReduceMean;
-  table["ReduceMax"] = convertReduceMax;
-  table["ReduceSum"] = convertReduceSum;
-  table["Gather"] = convertGather;
+void addLayerConverters(llvm::StringMap<ConverterEntry> &table) {
+  table["MatMul"] = {convertMatMul, 2, 2};
+  table["Gemm"] = {convertGemm, 2, 3};
+  table["Softmax"] = {convertSoftmax, 1, 1};
+  table["LogSoftmax"] = {convertLogSoftmax, 1, 1};
+  table["LayerNormalization"] = {convertLayerNormalization, 2, 3};
+  table["ReduceMean"] = {convertReduceMean, 1, 2};
+  table["ReduceMax"] = {convertReduceMax, 1, 2};
+  table["ReduceSum"] = {convertReduceSum, 1, 2};
+  table["Gather"] = {convertGather, 2, 2};
 }
 
 } // namespace transfuse::onnx_import

@@ -10,6 +10,7 @@
 #include "transfuse/Import/OnnxImporter.h"
 #include "OnnxNode.h"
 #include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Dialect/NN/ShapeRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -257,6 +258,12 @@ FailureOr<SmallVector<Type>> OnnxImporter::declareInputs() {
 FailureOr<Value> OnnxImporter::materialize(StringRef name, OnnxValue &known) {
   const HostTensor &tensor = *known.constant;
   Location loc = NameLoc::get(builder.getStringAttr(name));
+  if (tensor.size() == 0) {
+    error(currentNode) << "'" << name << "' is empty (shape "
+                       << nn::formatShape(tensor.shape)
+                       << "), which a tensor read at run time cannot be";
+    return failure();
+  }
   if (known.isParameter) {
     auto type = RankedTensorType::get(tensor.shape, builder.getF32Type());
     OpBuilder::InsertionGuard guard(builder);
@@ -295,10 +302,25 @@ LogicalResult OnnxImporter::convertNode(const onnx::NodeProto &node) {
     return error(&node) << "op type " << node.op_type()
                         << " is not supported (docs/onnx.md lists those "
                            "that are)";
+  const onnx_import::ConverterEntry &entry = converter->second;
+  int count = node.input_size();
+  if (count < entry.minInputs ||
+      (entry.maxInputs >= 0 && count > entry.maxInputs))
+    return error(&node) << "has " << count << " inputs; " << node.op_type()
+                        << " takes "
+                        << (entry.maxInputs < 0
+                                ? "at least " + std::to_string(entry.minInputs)
+                            : entry.minInputs == entry.maxInputs
+                                ? std::to_string(entry.minInputs)
+                                : std::to_string(entry.minInputs) + " to " +
+                                      std::to_string(entry.maxInputs));
+  for (int i = 0; i < count; ++i)
+    if (node.input(i).empty() && (i < entry.minInputs || entry.maxInputs < 0))
+      return error(&node) << "input " << i << " is required";
   Location loc = NameLoc::get(builder.getStringAttr(
       node.name().empty() ? node.op_type() : node.name()));
   NodeImporter importer(node, opset, builder, loc, values, readNames, *this);
-  if (failed(converter->second(importer)))
+  if (failed(entry.convert(importer)))
     return failure();
   for (int k = 0; k < node.output_size(); ++k)
     if (!node.output(k).empty() && !values.contains(node.output(k)) &&

@@ -174,9 +174,9 @@ Value NodeImporter::scalar(double value, Type elementType) {
                                    DenseElementsAttr::get(type, element));
 }
 
-const llvm::StringMap<Converter> &converters() {
-  static const llvm::StringMap<Converter> table = [] {
-    llvm::StringMap<Converter> all;
+const llvm::StringMap<ConverterEntry> &converters() {
+  static const llvm::StringMap<ConverterEntry> table = [] {
+    llvm::StringMap<ConverterEntry> all;
     addElementwiseConverters(all);
     addShapeConverters(all);
     addLayerConverters(all);

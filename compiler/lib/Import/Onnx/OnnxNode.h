@@ -144,13 +144,22 @@ private:
 /// Converts a node; the outputs are set on success.
 using Converter = LogicalResult (*)(NodeImporter &);
 
+/// A converter and how many inputs its op takes (the importer checks the
+/// count, and that the first `minInputs` are given, before it runs).
+struct ConverterEntry {
+  Converter convert;
+  int minInputs;
+  /// -1: any number, every one required (Concat).
+  int maxInputs;
+};
+
 /// The converter of each supported op type of the default domain.
-const llvm::StringMap<Converter> &converters();
+const llvm::StringMap<ConverterEntry> &converters();
 
 /// Converters by family, merged by converters().
-void addElementwiseConverters(llvm::StringMap<Converter> &table);
-void addShapeConverters(llvm::StringMap<Converter> &table);
-void addLayerConverters(llvm::StringMap<Converter> &table);
+void addElementwiseConverters(llvm::StringMap<ConverterEntry> &table);
+void addShapeConverters(llvm::StringMap<ConverterEntry> &table);
+void addLayerConverters(llvm::StringMap<ConverterEntry> &table);
 
 } // namespace transfuse::onnx_import
 

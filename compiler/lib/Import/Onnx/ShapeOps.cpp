@@ -147,7 +147,8 @@ LogicalResult convertRange(NodeImporter &node) {
     if (result.isFloat())
       result.floats[i] = float(start + double(i) * delta);
     else
-      result.ints[i] = known[0]->ints[0] + i * known[2]->ints[0];
+      result.ints[i] =
+          wrappingAdd(known[0]->intAt(0), wrappingMul(i, known[2]->intAt(0)));
   }
   node.setOutput(0, std::move(result));
   return success();
@@ -323,6 +324,10 @@ LogicalResult sliceTo(NodeImporter &node, ArrayRef<int64_t> offsets,
     node.setOutput(0, *input);
     return success();
   }
+  if (llvm::is_contained(sizes, 0))
+    return node.error() << "the slice " << nn::formatShape(sizes)
+                        << " is empty, which a tensor computed at run time "
+                           "cannot be";
   return node.setResult(node.create<nn::SliceOp>(*input, offsets, sizes));
 }
 
@@ -477,22 +482,22 @@ LogicalResult convertExpand(NodeImporter &node) {
 
 } // namespace
 
-void addShapeConverters(llvm::StringMap<Converter> &table) {
-  table["Identity"] = convertIdentity;
-  table["Dropout"] = convertDropout;
-  table["Constant"] = convertConstant;
-  table["Shape"] = convertShape;
-  table["ConstantOfShape"] = convertConstantOfShape;
-  table["Range"] = convertRange;
-  table["Trilu"] = convertTrilu;
-  table["Reshape"] = convertReshape;
-  table["Flatten"] = convertFlatten;
-  table["Unsqueeze"] = convertUnsqueeze;
-  table["Squeeze"] = convertSqueeze;
-  table["Transpose"] = convertTranspose;
-  table["Slice"] = convertSlice;
-  table["Concat"] = convertConcat;
-  table["Expand"] = convertExpand;
+void addShapeConverters(llvm::StringMap<ConverterEntry> &table) {
+  table["Identity"] = {convertIdentity, 1, 1};
+  table["Dropout"] = {convertDropout, 1, 3};
+  table["Constant"] = {convertConstant, 0, 0};
+  table["Shape"] = {convertShape, 1, 1};
+  table["ConstantOfShape"] = {convertConstantOfShape, 1, 1};
+  table["Range"] = {convertRange, 3, 3};
+  table["Trilu"] = {convertTrilu, 1, 2};
+  table["Reshape"] = {convertReshape, 2, 2};
+  table["Flatten"] = {convertFlatten, 1, 1};
+  table["Unsqueeze"] = {convertUnsqueeze, 1, 2};
+  table["Squeeze"] = {convertSqueeze, 1, 2};
+  table["Transpose"] = {convertTranspose, 1, 1};
+  table["Slice"] = {convertSlice, 3, 5};
+  table["Concat"] = {convertConcat, 1, -1};
+  table["Expand"] = {convertExpand, 2, 2};
 }
 
 } // namespace transfuse::onnx_import
