@@ -84,9 +84,7 @@ template <typename OpTy> LogicalResult convertSoftmaxLike(NodeImporter &node) {
   FailureOr<SmallVector<Value>> inputs = floatInputs(node, 1);
   if (failed(inputs))
     return failure();
-  int64_t rank = node.inputShape(0).size();
-  FailureOr<int64_t> axis =
-      node.normalizeAxis(node.intAttr("axis", -1), rank, "axis");
+  FailureOr<int64_t> axis = node.axisOfInput(-1);
   if (failed(axis))
     return failure();
   return node.setResult(
@@ -106,9 +104,7 @@ LogicalResult convertLayerNormalization(NodeImporter &node) {
   FailureOr<SmallVector<Value>> inputs = floatInputs(node, 3);
   if (failed(inputs))
     return failure();
-  int64_t rank = node.inputShape(0).size();
-  FailureOr<int64_t> axis =
-      node.normalizeAxis(node.intAttr("axis", -1), rank, "axis");
+  FailureOr<int64_t> axis = node.axisOfInput(-1);
   if (failed(axis))
     return failure();
   float epsilon = node.floatAttr("epsilon", 1e-5f);
@@ -207,8 +203,7 @@ LogicalResult gatherHost(NodeImporter &node, const HostTensor &data,
 /// one known index along an axis of a computed tensor.
 LogicalResult convertGather(NodeImporter &node) {
   SmallVector<int64_t, 4> shape = node.inputShape(0);
-  FailureOr<int64_t> axis =
-      node.normalizeAxis(node.intAttr("axis", 0), shape.size(), "axis");
+  FailureOr<int64_t> axis = node.axisOfInput(0);
   if (failed(axis))
     return failure();
   if (node.inputType(1) != TensorProto::INT64 &&

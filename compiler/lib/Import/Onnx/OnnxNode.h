@@ -98,6 +98,11 @@ public:
   /// naming `what` when out of range.
   FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                    llvm::StringRef what);
+  /// The `axis` attribute (`fallback` when absent), an axis of input 0.
+  FailureOr<int64_t> axisOfInput(int64_t fallback) {
+    return normalizeAxis(intAttr("axis", fallback), inputShape(0).size(),
+                         "axis");
+  }
 
   void setOutput(int i, Value value);
   /// Sets output 0 to `result` when the op could be built.

@@ -404,8 +404,7 @@ LogicalResult convertConcat(NodeImporter &node) {
     if (node.inputType(i) != node.inputType(0))
       return node.error() << "inputs of different types";
   }
-  FailureOr<int64_t> axis =
-      node.normalizeAxis(node.intAttr("axis", 0), shapes[0].size(), "axis");
+  FailureOr<int64_t> axis = node.axisOfInput(0);
   if (failed(axis))
     return failure();
   std::string why;
