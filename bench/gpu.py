@@ -28,6 +28,10 @@ the batch in and reading the loss back, on both sides. Device memory is
 what the process took from the GPU beyond its context (the drop in free
 memory from before the model to after the timing): ours is fixed at
 session creation, PyTorch's includes its caching allocator's reserve.
+Ours runs twice, each in its own process: as users get it, each entry
+point replayed as a CUDA graph ("train ours ms", the speed-ups), and with
+TRANSFUSE_CUDA_GRAPHS=0, every kernel launched one by one by the host
+("train ours launches ms"), which shows what the graphs save.
 Prints a table and writes DIR/gpu-bench.json.
 """
 import argparse
@@ -221,7 +225,7 @@ def worker(args):
 
 # --- run (on the GPU machine) ----------------------------------------------------
 
-def side(args, model, precision, kind, compile_peer=False):
+def side(args, model, precision, kind, compile_peer=False, graphs=True):
     command = [sys.executable, os.path.abspath(__file__), "worker", kind,
                "--model", model, "--precision", precision,
                "--runtime", args.runtime, "--artifacts", args.artifacts,
@@ -232,8 +236,9 @@ def side(args, model, precision, kind, compile_peer=False):
     left = args.time_limit - (time.monotonic() - args.started)
     if left <= 0:
         raise RuntimeError(f"not run: past the run's {args.time_limit:.0f} s")
+    env = dict(os.environ, TRANSFUSE_CUDA_GRAPHS="1" if graphs else "0")
     proc = subprocess.run(command, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True,
+                          stderr=subprocess.PIPE, text=True, env=env,
                           timeout=min(args.side_timeout, left))
     for line in proc.stdout.splitlines():
         if line.startswith("GPU-BENCH ") and proc.returncode == 0:
@@ -262,17 +267,20 @@ def run(args):
         entry = results.setdefault(model, {})[precision] = {}
         try:
             entry["ours"] = side(args, model, precision, "ours")
+            entry["ours_launches"] = side(args, model, precision, "ours",
+                                          graphs=False)
             for name, compiled in peers:
                 entry[name] = side(args, model, precision, "torch", compiled)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             entry["error"] = str(error)
             print(f"{model} ({precision}): error: {error}", flush=True)
             continue
-        ours = entry["ours"]
+        ours, launches = entry["ours"], entry["ours_launches"]
         for name, _ in peers:
             peer = entry[name]
             rows.append([
                 model, precision, name,
+                f"{median_ms(launches['train']):.2f}",
                 f"{median_ms(ours['train']):.2f}",
                 f"{median_ms(peer['train']):.2f}",
                 f"{median_ms(peer['train']) / median_ms(ours['train']):.2f}",
@@ -282,7 +290,8 @@ def run(args):
                 f"{median_ms(peer['forward']) / median_ms(ours['forward']):.2f}",
                 f"{ours['memory'] / 2**20:.0f}",
                 f"{peer['memory'] / 2**20:.0f}"])
-    header = ["model", "precision", "peer", "train ours ms", "train peer ms", "speed-up",
+    header = ["model", "precision", "peer", "train ours launches ms",
+              "train ours ms", "train peer ms", "speed-up",
               "ours tokens/s", "fwd ours ms", "fwd peer ms", "speed-up",
               "ours MiB", "peer MiB"]
     widths = [max(len(str(r[i])) for r in rows + [header])

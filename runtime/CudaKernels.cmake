@@ -47,6 +47,7 @@ target_sources(transfuse_runtime PRIVATE
   lib/cuda/DeviceSession.cpp
   lib/cuda/Driver.cpp
   lib/cuda/Embedding.cpp
+  lib/cuda/EntryGraph.cpp
   lib/cuda/Execution.cpp
   lib/cuda/Gemm.cpp
   lib/cuda/KernelLibrary.cpp

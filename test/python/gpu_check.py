@@ -14,7 +14,10 @@ tools, this script runs every check (docs/gpu-check.md):
   b. cpu: the same results against the CPU artifact's on the same weights
      (the runtime's seeded initialisation) and batches;
   c. determinism: forward and loss_and_grads twice, bit for bit;
-  d. compute-sanitizer's memcheck and racecheck on a training step of
+  d. graphs: the same calls replayed as CUDA graphs (the default) and
+     launched kernel by kernel (TRANSFUSE_CUDA_GRAPHS=0), bit for bit;
+  e. compute-sanitizer's memcheck (on training steps that capture and
+     replay graphs) and racecheck (on one training step) of
      transfuse-train.
 
 Subcommands: `machine` and `prepared` report what the machine has and what
@@ -69,6 +72,10 @@ SANITIZER_OPTIONS = {
     "memcheck": ["--tool", "memcheck", "--leak-check", "full"],
     "racecheck": ["--tool", "racecheck"],
 }
+# Training steps per sanitizer run: memcheck's three are run uncaptured,
+# captured and replayed as a CUDA graph; racecheck looks inside kernels,
+# which are the same in a graph, and is the slow one.
+SANITIZER_STEPS = {"memcheck": 3, "racecheck": 1}
 # An exit status the programs checked never use, so that a sanitizer's
 # finding is told apart from the program's own failure.
 SANITIZER_EXIT = 86
@@ -83,17 +90,17 @@ ORDER = [("model", "char_lm"), ("model", "sentiment_classifier"),
          ("sanitizer", 3)]
 
 CHECKS = ["forward", "loss", "loss_and_grads", "train_step", "cpu",
-          "determinism", "decoding"]
+          "determinism", "decoding", "graphs"]
 # Seconds per check on an H100, generous: a check that takes longer hangs.
 # "setup" imports PyTorch, opens the GPU, cuBLASLt and the artifact.
 TIMEOUTS = {
     "small": {"setup": 120, "forward": 60, "decoding": 60, "loss": 60,
               "loss_and_grads": 90, "train_step": 150, "cpu": 60,
-              "determinism": 30},
+              "determinism": 30, "graphs": 60},
     "transformer_base": {"setup": 180, "forward": 90, "decoding": 90,
                          "loss": 60,
                          "loss_and_grads": 120, "train_step": 240, "cpu": 120,
-                         "determinism": 60},
+                         "determinism": 60, "graphs": 120},
 }
 SANITIZER_TIMEOUT = {"memcheck": 150, "racecheck": 180}
 # Seconds kept for the table and the JSON when the budget runs out, and the
@@ -459,6 +466,7 @@ class ModelRun:
         import safetensors_io
         import training_parity as tp
         self.np, self.torch, self.tp = np, torch, tp
+        self.runtime_api = runtime_api
         self.forward_parity = forward_parity
         self.model = args.model
         entry = index["models"][self.model]
@@ -835,21 +843,71 @@ class ModelRun:
     # c. Run to run.
 
     def check_determinism(self, checks):
-        np = self.np
         for entry in ("forward", "loss_and_grads"):
             if entry + " again" not in self.results:
                 self.missing(checks, entry, entry)
                 continue
-            first, second = self.results[entry], self.results[entry + " again"]
-            differ = [n for n in first
-                      if first[n].tobytes() != second[n].tobytes()]
-            largest = max((float(np.nan_to_num(np.max(np.abs(
-                first[n].astype(np.float64) - second[n])), nan=math.inf))
-                for n in differ), default=0.0)
-            checks.item(f"{entry} twice: {len(first)} outputs bit-identical",
-                        largest, 0.0, not differ,
-                        detail=f"differ: {', '.join(differ[:5])}"
-                        if differ else "")
+            self.compare_bitwise(checks, f"{entry} twice",
+                                 self.results[entry],
+                                 self.results[entry + " again"])
+
+    def compare_bitwise(self, checks, what, first, second):
+        """One item: the tensors {name: array} of `first` and `second` are
+        the same bytes."""
+        np = self.np
+        differ = [n for n in first if first[n].tobytes() != second[n].tobytes()]
+        largest = max((float(np.nan_to_num(np.max(np.abs(
+            first[n].astype(np.float64) - second[n])), nan=math.inf))
+            for n in differ), default=0.0)
+        checks.item(f"{what}: {len(first)} outputs bit-identical",
+                    largest, 0.0, not differ,
+                    detail=f"differ: {', '.join(differ[:5])}"
+                    if differ else "")
+
+    # d. CUDA graphs against kernel-by-kernel launches.
+
+    def check_graphs(self, checks):
+        """The same calls in a fresh session that replays each entry point
+        as a CUDA graph (the runtime's default) and in one that launches
+        kernel by kernel (TRANSFUSE_CUDA_GRAPHS=0), both from the seeded
+        initialisation, bit for bit: forward three times (uncaptured,
+        captured, replayed), the five train steps, loss_and_grads three
+        times, then every parameter and optimizer state tensor."""
+        calls = {}
+        for graphs in ("1", "0"):
+            os.environ["TRANSFUSE_CUDA_GRAPHS"] = graphs
+            try:
+                session = self.runtime_api.Session(self.artifact)
+            finally:
+                del os.environ["TRANSFUSE_CUDA_GRAPHS"]
+            try:
+                calls[graphs] = self.graph_calls(session)
+            finally:
+                session.destroy()
+        replayed, launched = calls["1"], calls["0"]
+        for what in launched:
+            self.compare_bitwise(checks, f"{what}, graph against launches",
+                                 replayed[what], launched[what])
+
+    def graph_calls(self, session):
+        """{call: {name: array}} of check_graphs' calls in `session`."""
+        np = self.np
+        session.init_parameters(self.seed)
+        results = {}
+        for k in range(1, 4):
+            results[f"forward {k}"] = session.run("forward",
+                                                  self.batches["forward"])
+        for k in range(1, STEPS + 1):
+            reported = session.train_step(self.batches[f"step{k}"])
+            results[f"train_step {k}"] = {
+                n: np.asarray(v, np.float64) for n, v in reported.items()}
+        for k in range(1, 4):
+            results[f"loss_and_grads {k}"] = session.run(
+                "loss_and_grads", self.batches["batch"])
+        results["parameters"] = {n: session.parameter(n) for n in self.params}
+        results["optimizer state"] = {n: session.state(n)
+                                      for n in self.state_names}
+        return results
 
 
 def worker_command(args):
@@ -890,7 +948,8 @@ def worker_command(args):
               "loss": run.check_loss,
               "loss_and_grads": run.check_loss_and_grads,
               "train_step": run.check_train_step, "cpu": run.check_cpu,
-              "determinism": run.check_determinism}
+              "determinism": run.check_determinism,
+              "graphs": run.check_graphs}
     for check in CHECKS:
         checks.items = []
         limit(check)
@@ -1072,7 +1131,7 @@ class Runner:
         command = [os.path.join(self.args.prepared, entry["dir"],
                                 entry["cuda_artifact"]),
                    "--data", os.path.join(self.args.prepared, data),
-                   "--steps", "1", "--quiet"]
+                   "--steps", str(SANITIZER_STEPS[tool]), "--quiet"]
         if self.args.no_gpu or self.args.cpu_stand_in:
             with open(log, "w") as f:
                 f.write(" ".join([train] + command) + "\n")

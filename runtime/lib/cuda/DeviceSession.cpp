@@ -71,7 +71,7 @@ DeviceBuffer::~DeviceBuffer() {
 //===----------------------------------------------------------------------===//
 
 DeviceSession::DeviceSession(const Artifact &artifact)
-    : manifest_(artifact.manifest()) {
+    : manifest_(artifact.manifest()), graphsEnabled_(graphsFromEnvironment()) {
   const Driver &d = driver();
   selectDevice();
   check(d.cuDevicePrimaryCtxRetain(&context_, device_),
@@ -104,6 +104,7 @@ DeviceSession::DeviceSession(const Artifact &artifact)
         DeviceBuffer(manifest_.cuda->workspaceBytes, "the library workspace");
     inputs_.resize(manifest_.entryPoints.size());
     outputs_.resize(manifest_.entryPoints.size());
+    graphs_.resize(manifest_.entryPoints.size());
   } catch (...) {
     release();
     throw;
@@ -119,7 +120,9 @@ void DeviceSession::release() {
   d.cuCtxSetCurrent(context_);
   if (stream_)
     d.cuStreamSynchronize(stream_);
-  // Everything on the device goes before the context is released.
+  // Everything on the device goes before the context is released, the
+  // graphs before the modules whose kernels they launch.
+  graphs_.clear();
   cublasLt_.reset();
   parameters_.clear();
   state_.clear();
@@ -226,6 +229,19 @@ CUfunction DeviceSession::libraryKernel(const char *symbol) const {
        std::string("the runtime has no CUDA kernel '") + symbol + "'");
 }
 
+void DeviceSession::allowSharedBytes(CUfunction function, const char *symbol,
+                                     unsigned bytes) {
+  unsigned &allowed = sharedBytesAllowed_[function];
+  if (bytes <= allowed)
+    return;
+  check(driver().cuFuncSetAttribute(
+            function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            static_cast<int>(bytes)),
+        std::string("allowing kernel ") + symbol + " " + std::to_string(bytes) +
+            " bytes of shared memory");
+  allowed = bytes;
+}
+
 CublasLt &DeviceSession::cublasLt() {
   if (!cublasLt_)
     cublasLt_ = std::make_unique<CublasLt>(manifest_.cuda->tf32);
@@ -270,6 +286,34 @@ void DeviceSession::download(std::vector<Buffer> &parameters,
   synchronize("copying the parameters from the GPU");
 }
 
+int32_t DeviceSession::launchEntry(const EntryPoint &entry, EntryGraph &graph,
+                                   std::vector<void *> &buffers) {
+  if (graph.captured()) {
+    graph.launch(stream_);
+    return 0;
+  }
+  bool capture = graphsEnabled_ && graph.capturesNext();
+  if (capture)
+    graph.beginCapture(stream_);
+  int32_t status = 0;
+  std::string failure;
+  {
+    Execution execution(*this);
+    status = entry.fn(buffers.data());
+    failure = execution.error();
+  }
+  bool succeeded = failure.empty() && status == 0;
+  if (capture)
+    graph.endCapture(stream_, succeeded);
+  if (!failure.empty())
+    fail(TF_ERROR_EXECUTION, failure);
+  if (!capture)
+    graph.ranUncaptured();
+  else if (succeeded)
+    graph.launch(stream_);
+  return status;
+}
+
 void DeviceSession::run(size_t entryIndex,
                         const std::vector<const void *> &inputs,
                         std::vector<Buffer> &outputs) {
@@ -306,10 +350,10 @@ void DeviceSession::run(size_t entryIndex,
 
   std::string failure;
   int32_t status = 0;
-  {
-    Execution execution(*this);
-    status = entry.fn(buffers.data());
-    failure = execution.error();
+  try {
+    status = launchEntry(entry, graphs_[entryIndex], buffers);
+  } catch (const Error &error) {
+    failure = error.what();
   }
   // Kernel faults surface here, when the stream drains.
   CUresult drained = d.cuStreamSynchronize(stream_);

@@ -8,17 +8,20 @@
 // its first run): the parameters and optimizer state, which stay resident,
 // the arena the compiler planned for the temporaries, and the library
 // workspace. Running an entry point copies its inputs in, launches
-// everything on the stream, waits, and copies its outputs out; nothing is
-// allocated while it runs.
+// everything on the stream (from the third call on, as one CUDA graph:
+// EntryGraph.h), waits, and copies its outputs out; nothing is allocated
+// while it runs.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H
 #define TRANSFUSE_RUNTIME_LIB_CUDA_DEVICESESSION_H
 
 #include "Driver.h"
+#include "EntryGraph.h"
 #include "KernelLibrary.h"
 
 #include "../Runtime.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,6 +81,11 @@ public:
   CUfunction kernel(int64_t index) const;
   /// A hand-written kernel by its symbol (KernelLibrary.h).
   CUfunction libraryKernel(const char *symbol) const;
+  /// Lets `function` (hand-written kernel `symbol`) take `bytes` of dynamic
+  /// shared memory; asks the driver only when no earlier launch needed as
+  /// much, so that a captured call makes no such request.
+  void allowSharedBytes(CUfunction function, const char *symbol,
+                        unsigned bytes);
   /// The library workspace (cuda.workspace_bytes).
   const DeviceBuffer &workspace() const { return workspace_; }
   /// cuBLASLt, opened on first use.
@@ -87,10 +95,16 @@ private:
   void selectDevice();
   void loadKernels(const Artifact &artifact);
   void synchronize(const std::string &what);
+  /// Runs the generated code of `entry` on `buffers`, its launches
+  /// captured or replayed as `graph` says; returns what the code returned.
+  int32_t launchEntry(const EntryPoint &entry, EntryGraph &graph,
+                      std::vector<void *> &buffers);
   /// Frees everything on the device and releases the context.
   void release();
 
   const Manifest &manifest_;
+  /// TRANSFUSE_CUDA_GRAPHS, read before the GPU is opened.
+  const bool graphsEnabled_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
@@ -100,6 +114,7 @@ private:
   std::vector<CUfunction> kernels_;
   KernelLibrary library_;
   std::unique_ptr<CublasLt> cublasLt_;
+  std::map<CUfunction, unsigned> sharedBytesAllowed_;
 
   std::vector<DeviceBuffer> parameters_, state_;
   /// The decoding cache, zero-filled when the session starts; it never
@@ -107,6 +122,8 @@ private:
   std::vector<DeviceBuffer> cache_;
   /// Per entry point, allocated before its first run.
   std::vector<std::vector<DeviceBuffer>> inputs_, outputs_;
+  /// Per entry point.
+  std::vector<EntryGraph> graphs_;
   DeviceBuffer arena_, workspace_;
 };
 

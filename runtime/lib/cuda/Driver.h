@@ -47,6 +47,12 @@ namespace transfuse::rt::cuda {
   X(cuFuncGetName)                                                             \
   X(cuFuncSetAttribute)                                                        \
   X(cuLaunchKernel)                                                            \
+  X(cuStreamBeginCapture)                                                      \
+  X(cuStreamEndCapture)                                                        \
+  X(cuGraphInstantiate)                                                        \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphDestroy)                                                            \
+  X(cuGraphExecDestroy)                                                        \
   X(cuGetErrorName)                                                            \
   X(cuGetErrorString)
 

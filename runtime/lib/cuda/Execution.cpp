@@ -23,11 +23,7 @@ void launchLibraryKernel(Execution &execution, const char *symbol, Dim3 grid,
                          Dim3 block, unsigned sharedBytes, void **params) {
   CUfunction function = execution.session().libraryKernel(symbol);
   if (sharedBytes > 48 * 1024)
-    check(driver().cuFuncSetAttribute(
-              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              static_cast<int>(sharedBytes)),
-          std::string("allowing kernel ") + symbol + " " +
-              std::to_string(sharedBytes) + " bytes of shared memory");
+    execution.session().allowSharedBytes(function, symbol, sharedBytes);
   check(driver().cuLaunchKernel(function, grid.x, grid.y, grid.z, block.x,
                                 block.y, block.z, sharedBytes,
                                 execution.stream(), params, nullptr),
