@@ -128,15 +128,15 @@ TF_INLINE void scoreGradients(const Problem &p, Scratch &s, const Tile &t,
       v16 dropped = prob, gradProb = load(grads + j);
       if (drops) {
         v16i keep = t.kept(p, r, j0 + j);
-        dropped = keep ? prob * p.keepScale : splat(0.0f);
-        gradProb = keep ? gradProb * p.keepScale : splat(0.0f);
+        dropped = select(keep, prob * p.keepScale, splat(0.0f));
+        gradProb = select(keep, gradProb * p.keepScale, splat(0.0f));
       }
       store(probs + j, dropped);
       store(grads + j, prob * (gradProb - rs.delta[r]) * p.scale);
     }
     if (!p.hidesKeys() || r >= t.rows)
       continue;
-    const uint8_t *hidden = s.hidden.data() + t.maskSlot(p, r) * p.sk;
+    const int32_t *hidden = s.hidden.data() + t.maskSlot(p, r) * p.sk;
     for (int64_t j = j0; j < j0 + n; ++j)
       if (isHidden(p, hidden, t.i0 + r, j))
         grads[j - j0] = 0.0f;

@@ -30,7 +30,7 @@ using v16 = float __attribute__((vector_size(64)));
 using v16i = int32_t __attribute__((vector_size(64)));
 constexpr int64_t kLanes = 16;
 /// Query rows per register tile: each packed key vector feeds kRows FMAs.
-constexpr int64_t kRows = 4;
+constexpr int64_t kRows = 8;
 /// Keys per step of a tile; a multiple of kLanes.
 constexpr int64_t kKeys = 256;
 
@@ -45,22 +45,36 @@ TF_INLINE v16 load(const float *p) {
 }
 TF_INLINE void store(float *p, v16 x) { std::memcpy(p, &x, sizeof x); }
 TF_INLINE v16 splat(float x) { return v16{} + x; }
+TF_INLINE v16i loadInts(const int32_t *p) {
+  v16i x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+/// mask ? a : b in each lane, for lanes of mask all ones or all zeros: as
+/// bitwise operations, which vectorise where a select of floats by an
+/// integer vector may not.
+TF_INLINE v16 select(v16i mask, v16 a, v16 b) {
+  return (v16)(((v16i)a & mask) | ((v16i)b & ~mask));
+}
 TF_INLINE int64_t roundUp(int64_t n, int64_t to) {
   return (n + to - 1) / to * to;
 }
 
 /// e^x: Cephes' single-precision range reduction and polynomial (about
 /// 1 ulp), branch-free. Below -87.3 (e^x under FLT_MIN) it is 0, so a -inf
-/// score gives exactly 0; NaN stays NaN.
+/// score gives exactly 0; NaN stays NaN. n = round(x·log2(e)) comes from
+/// adding 1.5·2^23, whose ulp is 1, so the sum's low mantissa bits are n
+/// and 2^n is built from them: no conversion between floats and integers,
+/// which the softmax of a small head (most of its time in e^x) pays for.
 TF_INLINE v16 exp16(v16 x) {
   const v16 hi = splat(88.3762626647949f), lo = splat(-87.3365478515625f);
+  constexpr float kRounder = 12582912.0f; // 1.5 · 2^23
+  constexpr int32_t kRounderBits = 0x4B400000;
   v16i tiny = x < lo;
   x = x > hi ? hi : x;
   x = x < lo ? lo : x;
-  v16 fx = x * 1.44269504088896341f + 0.5f;
-  v16 truncated =
-      __builtin_convertvector(__builtin_convertvector(fx, v16i), v16);
-  v16 n = truncated - __builtin_convertvector((truncated > fx) & 1, v16);
+  v16 rounded = x * 1.44269504088896341f + kRounder;
+  v16 n = rounded - kRounder;
   x = x - n * 0.693359375f - n * -2.12194440e-4f;
   v16 y = splat(1.9875691500e-4f);
   y = y * x + 1.3981999507e-3f;
@@ -69,7 +83,7 @@ TF_INLINE v16 exp16(v16 x) {
   y = y * x + 1.6666665459e-1f;
   y = y * x + 5.0000001201e-1f;
   y = y * x * x + x + 1.0f;
-  v16i bits = (__builtin_convertvector(n, v16i) + 127) << 23;
+  v16i bits = ((v16i)rounded - (kRounderBits - 127)) << 23;
   v16 result = y * (v16)bits;
   return tiny ? splat(0.0f) : result;
 }
@@ -177,7 +191,7 @@ struct TileScratch {
   std::vector<float> keysT;    // [dk][roundUp(sk, kLanes)], zero padded
   std::vector<float> scores;   // [kRows][kKeys]
   std::vector<float> bias;     // [kRows][sk]: mask rows, as biases
-  std::vector<uint8_t> hidden; // [kRows][sk]: whether a key is hidden
+  std::vector<int32_t> hidden; // [kRows][sk]: -1 where a key is hidden, or 0
 
   explicit TileScratch(const Problem &p)
       : keysT(p.dk * roundUp(p.sk, kLanes)), scores(kRows * kKeys),
@@ -243,7 +257,7 @@ TF_INLINE void readMasks(const Problem &p, TileScratch &s, const Tile &t) {
     if (p.maskKind == kByteMask) {
       const auto *m = static_cast<const uint8_t *>(p.mask) + base;
       for (int64_t j = 0; j < p.sk; ++j)
-        s.hidden[r * p.sk + j] = m[j * st[3]] != 0;
+        s.hidden[r * p.sk + j] = m[j * st[3]] != 0 ? -1 : 0;
     } else {
       const float *m = static_cast<const float *>(p.mask) + base;
       for (int64_t j = 0; j < p.sk; ++j)
@@ -277,7 +291,7 @@ inline int64_t visibleKeyEnd(const Problem &p, int64_t b, int64_t h) {
 }
 
 /// Whether key j is hidden from query i, whose mask row is `hidden`.
-TF_INLINE bool isHidden(const Problem &p, const uint8_t *hidden, int64_t i,
+TF_INLINE bool isHidden(const Problem &p, const int32_t *hidden, int64_t i,
                         int64_t j) {
   return (p.causal && j > i) || (p.maskKind == kByteMask && hidden[j]);
 }
@@ -341,20 +355,36 @@ TF_INLINE void rowScores(const Problem &p, const float *query, int64_t b,
 
 /// Masks the scores of the tile against keys [j0, j0 + n) in s.scores and
 /// pads them with -inf to a multiple of kLanes. A hidden score becomes the
-/// fill; the float mask is added after that.
+/// fill; the float mask is added after that. kLanes keys at a time, then
+/// one at a time for the rest, each key the same select and add.
 template <int64_t Rows = kRows>
 TF_INLINE void maskScores(const Problem &p, TileScratch &s, const Tile &t,
                           int64_t j0, int64_t n) {
   bool hides = p.hidesKeys(), adds = p.maskKind == kFloatMask;
+  bool bytes = p.maskKind == kByteMask;
+  v16i lane;
+  for (int l = 0; l < kLanes; ++l)
+    lane[l] = l;
   for (int64_t r = 0; r < Rows; ++r) {
     float *row = s.scores.data() + r * kKeys;
     std::fill(row + n, row + roundUp(n, kLanes), kNegInf);
     if (r >= t.rows || (!hides && !adds))
       continue;
     int64_t slot = t.maskSlot(p, r) * p.sk, i = t.i0 + r;
-    const uint8_t *hidden = s.hidden.data() + slot;
+    const int32_t *hidden = s.hidden.data() + slot;
     const float *bias = s.bias.data() + slot;
-    for (int64_t j = j0; j < j0 + n; ++j) {
+    int64_t j = j0;
+    for (; j + kLanes <= j0 + n; j += kLanes) {
+      v16 x = load(row + j - j0);
+      if (hides) {
+        v16i hide = bytes ? loadInts(hidden + j) : v16i{};
+        if (p.causal)
+          hide |= lane + static_cast<int32_t>(j - i) > 0;
+        x = select(hide, splat(p.fill), x);
+      }
+      store(row + j - j0, adds ? x + load(bias + j) : x);
+    }
+    for (; j < j0 + n; ++j) {
       float x = hides && isHidden(p, hidden, i, j) ? p.fill : row[j - j0];
       row[j - j0] = adds ? x + bias[j] : x;
     }
