@@ -1,5 +1,6 @@
 //===- MatmulToRuntimeCall.cpp - Bufferized matmuls to tfrt_matmul_f32 ----===//
 #include "BufferUtils.h"
+#include "GemmEpilogue.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -112,9 +113,11 @@ std::optional<Transposes> transposesOf(linalg::MatmulOp matmul) {
 }
 
 /// Replaces `op` (C = op(A) op(B) over `batch` entries of [m, k] x [k, n],
-/// A stored [k, m] and B [n, k] where `transposes` says) by a call.
+/// A stored [k, m] and B [n, k] where `transposes` says) by a call; with
+/// `epilogues`, the call also applies the bias and ReLU that the next op
+/// adds to C (GemmEpilogue.h) and writes that op's output.
 LogicalResult rewrite(linalg::LinalgOp op, Transposes transposes,
-                      func::FuncOp gemm) {
+                      func::FuncOp gemm, bool epilogues) {
   Value a = op.getDpsInputs()[0], bMat = op.getDpsInputs()[1],
         c = op.getDpsInits()[0];
   if (!isContiguousF32(a) || !isContiguousF32(bMat) || !isContiguousF32(c))
@@ -136,15 +139,28 @@ LogicalResult rewrite(linalg::LinalgOp op, Transposes transposes,
   auto i32 = [&](int32_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   };
-  Value null =
-      LLVM::ZeroOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  std::optional<GemmEpilogue> epilogue;
+  // A batch's bias would be per entry; the generated code has none.
+  if (epilogues && rank == 2)
+    epilogue = findGemmEpilogue(op, zeroInit, a, bMat, c);
+  if (epilogue)
+    hoistEpilogueOutput(*epilogue, op);
+  Value bias =
+      epilogue ? pointerOf(b, loc, epilogue->bias)
+               : LLVM::ZeroOp::create(
+                     b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  int32_t activation =
+      epilogue ? static_cast<int32_t>(epilogue->activation) : 0;
   func::CallOp::create(
       b, loc, gemm,
       ValueRange{i64(batch), i64(m), i64(n), i64(k), pointerOf(b, loc, a),
                  i64(rank == 3 ? m * k : 0), pointerOf(b, loc, bMat),
                  i64(rank == 3 ? k * n : 0), i32(transposes.a),
-                 i32(transposes.b), null, i32(0), pointerOf(b, loc, c),
+                 i32(transposes.b), bias, i32(activation),
+                 pointerOf(b, loc, epilogue ? epilogue->output : c),
                  i64(rank == 3 ? m * n : 0)});
+  if (epilogue)
+    epilogue->op.erase();
   zeroInit->erase();
   op.erase();
   return success();
@@ -169,10 +185,12 @@ struct MatmulToRuntimeCallPass
     });
     if (matmuls.empty())
       return;
-    func::FuncOp gemm = declareGemm(
-        module, target == transfuse::RuntimeTarget::CUDA ? kCUDAGemm : kGemm);
+    bool cuda = target == transfuse::RuntimeTarget::CUDA;
+    func::FuncOp gemm = declareGemm(module, cuda ? kCUDAGemm : kGemm);
+    // cuBLASLt's epilogue has not been run on a GPU yet: the CUDA target
+    // keeps bias and activation in generated kernels until it has.
     for (auto [op, transposes] : matmuls)
-      (void)rewrite(op, transposes, gemm);
+      (void)rewrite(op, transposes, gemm, /*epilogues=*/!cuda);
   }
 };
 

@@ -179,8 +179,14 @@ def MatmulToRuntimeCall : Pass<"nn-matmul-to-runtime-call", "::mlir::ModuleOp"> 
     implements with OpenBLAS; the zeroing goes away. A `linalg.matmul`
     whose indexing maps read its lhs as `[k, m]` or its rhs as `[n, k]`
     passes `trans_a` or `trans_b`, so the operand is read where it lies.
-    Anything else is left for the generic lowering. With `target=cuda` the
-    call is of `tfrt_cuda_matmul_f32`, the same GEMM on cuBLASLt.
+    When the next op computes `act(C + bias)` from the product alone, with
+    a bias `[n]` over C's rows and no activation or ReLU, and C dies there,
+    the call applies them to each tile of C while it is in cache
+    (`bias`, `activation` 1) and writes that op's output, and the op goes
+    (GemmEpilogue.h). Anything else is left for the generic lowering. With
+    `target=cuda` the call is of `tfrt_cuda_matmul_f32`, the same GEMM on
+    cuBLASLt, without the epilogue for now (cuBLASLt's has not been run on
+    a GPU yet).
   }];
   let options = [runtimeTargetOption];
   let dependentDialects = [
