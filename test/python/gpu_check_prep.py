@@ -33,9 +33,11 @@ import safetensors_io
 import training_parity as tp
 
 ROOT = gpu_check.ROOT
-# The carry limit is 64 MiB for everything; the preparation should leave
-# room for the rest.
-SIZE_LIMIT_MIB = 40
+# The carry limit is 64 MiB for everything, the working tree included
+# (4 MiB of tracked files in November 2026); the preparation leaves room
+# for it to grow. With --bench, the benchmark's artifacts take 19 MiB of
+# it, gpt2_small_lm's (bench/gpu.py) most of that.
+SIZE_LIMIT_MIB = 52
 
 # The language model's sanitizer corpus: enough bytes for a few batches
 # and a held-out one at seq 8 (docs/data.md), no more.

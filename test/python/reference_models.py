@@ -400,6 +400,9 @@ CONFIGS = {
     # test that uses it).
     "char_lm_rms": dict(vocab=256, N=4, d_model=256, d_ff=1024, h=4,
                         dropout=0.1, norm=RMSNorm),
+    # char_lm's architecture at GPT-2 small's size (bench/gpu.py).
+    "gpt2_small_lm": dict(vocab=50257, N=12, d_model=768, d_ff=3072, h=12,
+                          dropout=0.1),
 }
 
 
@@ -410,6 +413,6 @@ def build(model_name):
         return make_model(**cfg)
     if model_name == "sentiment_classifier":
         return CTransformer(**cfg)
-    if model_name.startswith("char_lm"):
+    if model_name.startswith("char_lm") or model_name == "gpt2_small_lm":
         return CharLM(**cfg)
     raise KeyError(model_name)
