@@ -92,12 +92,10 @@ std::optional<GemmEpilogue> findGemmEpilogue(Operation *gemm,
   Value output = generic.getDpsInits()[0];
   auto productType = cast<MemRefType>(product.getType());
   int64_t n = productType.getShape().back();
-  unsigned productInput = productAliases.contains(generic.getDpsInputs()[0])
-                              ? 0
-                              : productAliases.contains(
-                                    generic.getDpsInputs()[1])
-                                    ? 1
-                                    : 2;
+  unsigned productInput = productAliases.contains(generic.getDpsInputs()[0]) ? 0
+                          : productAliases.contains(generic.getDpsInputs()[1])
+                              ? 1
+                              : 2;
   if (productInput == 2)
     return std::nullopt;
   Value productView = generic.getDpsInputs()[productInput];

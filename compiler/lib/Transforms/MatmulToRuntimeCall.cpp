@@ -145,10 +145,10 @@ LogicalResult rewrite(linalg::LinalgOp op, Transposes transposes,
     epilogue = findGemmEpilogue(op, zeroInit, a, bMat, c);
   if (epilogue)
     hoistEpilogueOutput(*epilogue, op);
-  Value bias =
-      epilogue ? pointerOf(b, loc, epilogue->bias)
-               : LLVM::ZeroOp::create(
-                     b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+  Value bias = epilogue
+                   ? pointerOf(b, loc, epilogue->bias)
+                   : LLVM::ZeroOp::create(
+                         b, loc, LLVM::LLVMPointerType::get(b.getContext()));
   int32_t activation =
       epilogue ? static_cast<int32_t>(epilogue->activation) : 0;
   func::CallOp::create(
