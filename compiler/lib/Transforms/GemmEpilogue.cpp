@@ -92,12 +92,12 @@ std::optional<GemmEpilogue> findGemmEpilogue(Operation *gemm,
   Value output = generic.getDpsInits()[0];
   auto productType = cast<MemRefType>(product.getType());
   int64_t n = productType.getShape().back();
-  unsigned productInput = productAliases.contains(generic.getDpsInputs()[0]) ? 0
-                          : productAliases.contains(generic.getDpsInputs()[1])
-                              ? 1
-                              : 2;
-  if (productInput == 2)
+  auto readsProduct = [&](unsigned input) {
+    return productAliases.contains(generic.getDpsInputs()[input]);
+  };
+  if (!readsProduct(0) && !readsProduct(1))
     return std::nullopt;
+  unsigned productInput = readsProduct(0) ? 0 : 1;
   Value productView = generic.getDpsInputs()[productInput];
   Value bias = generic.getDpsInputs()[1 - productInput];
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
