@@ -5,6 +5,7 @@
 # (tools/install-cuda-toolkit.sh); TRANSFUSE_CUDA=OFF leaves it out.
 LLVM_VERSION := 1:22.1.8-1~deb12u1
 PROTOBUF_VERSION := 3.21.12-3+deb12u1
+OPENMPI_VERSION := 4.1.4-3+b1
 PACKAGES := cmake ninja-build g++ libgtest-dev \
 	llvm-22-dev=$(LLVM_VERSION) libmlir-22-dev=$(LLVM_VERSION) \
 	mlir-22-tools=$(LLVM_VERSION) llvm-22-tools=$(LLVM_VERSION) \
@@ -13,7 +14,8 @@ PACKAGES := cmake ninja-build g++ libgtest-dev \
 	python3-protobuf=$(PROTOBUF_VERSION) python3-torch python3-numpy \
 	libopenblas-dev libopenblas0-openmp nlohmann-json3-dev python3-venv \
 	clang-22=$(LLVM_VERSION) libclang-rt-22-dev=$(LLVM_VERSION) \
-	valgrind=1:3.19.0-1 libonnx-dev=1.12.0-2+b4
+	valgrind=1:3.19.0-1 libonnx-dev=1.12.0-2+b4 \
+	openmpi-bin=$(OPENMPI_VERSION) libopenmpi-dev=$(OPENMPI_VERSION)
 BUILD := build
 JOBS ?= $(shell nproc)
 TRANSFUSE_CUDA ?= ON

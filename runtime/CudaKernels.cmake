@@ -43,6 +43,7 @@ add_custom_target(transfuse_cuda_kernels DEPENDS ${fatbins})
 
 target_sources(transfuse_runtime PRIVATE
   lib/cuda/Attention.cpp
+  lib/cuda/Collectives.cpp
   lib/cuda/CublasLt.cpp
   lib/cuda/DeviceSession.cpp
   lib/cuda/Driver.cpp
@@ -52,13 +53,20 @@ target_sources(transfuse_runtime PRIVATE
   lib/cuda/Gemm.cpp
   lib/cuda/KernelLibrary.cpp
   lib/cuda/LayerNorm.cpp
+  lib/cuda/Libraries.cpp
   lib/cuda/Losses.cpp
+  lib/cuda/Nccl.cpp
   lib/cuda/Optimizer.cpp
 )
 add_dependencies(transfuse_runtime transfuse_cuda_kernels)
 set_source_files_properties(lib/cuda/KernelLibrary.cpp PROPERTIES
   OBJECT_DEPENDS "${fatbins}")
+# NCCL's header, for the all-reduces of data-parallel artifacts (the
+# library itself is opened at run time, lib/cuda/Nccl.h): the toolkit's, or
+# the directory TRANSFUSE_NCCL_INCLUDE names (the GPU check carries one).
+find_path(TRANSFUSE_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS}
+  REQUIRED)
 target_include_directories(transfuse_runtime PRIVATE
-  ${CUDAToolkit_INCLUDE_DIRS} ${kernel_dir})
+  ${CUDAToolkit_INCLUDE_DIRS} ${TRANSFUSE_NCCL_INCLUDE} ${kernel_dir})
 target_compile_definitions(transfuse_runtime PRIVATE
   TRANSFUSE_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")

@@ -23,6 +23,11 @@ config.substitutions.append(
 config.substitutions.append(
     ("%pytest_dir", os.path.join(config.transfuse_src_root, "test", "python")))
 config.substitutions.append(("%src_root", config.transfuse_src_root))
+# Data-parallel runs on this machine: Open MPI's launcher, ranks allowed
+# to outnumber the cores and not pinned to one each (each sets its own
+# thread count), and as root where the tests run as root.
+config.substitutions.append(
+    ("%mpirun", "mpirun --allow-run-as-root --oversubscribe --bind-to none"))
 config.substitutions.append(("%obj_root", config.transfuse_obj_root))
 # ONNX models in tests are written as text (onnx.ModelProto in protobuf's
 # text format) and encoded by protoc against the schema the build compiles.

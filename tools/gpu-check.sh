@@ -102,6 +102,10 @@ config=(-G "$generator" -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Release
         -DCUDAToolkit_ROOT="$cuda_root"
         # Used only where CMake finds no nlohmann-json package.
         -DTRANSFUSE_NLOHMANN_JSON_INCLUDE="$prep/nlohmann")
+# NCCL's header from the preparation where the toolkit has none.
+if [ ! -f "$cuda_root/include/nccl.h" ]; then
+  config+=(-DTRANSFUSE_NCCL_INCLUDE="$prep/nccl")
+fi
 
 # The runtime opens OpenBLAS whenever it creates a session, a CUDA one too
 # (it sets the CPU kernels' thread count then). Where OpenBLAS is missing,
@@ -132,6 +136,21 @@ EOF
 else
   # Found again, should an earlier configuration have chosen the stand-in.
   config+=(-UTRANSFUSE_OPENBLAS_OPENMP)
+fi
+
+# NCCL for the nccl check, where neither the loader nor the toolkit has it:
+# the copy PyTorch's CUDA wheels install.
+if [ -z "${TRANSFUSE_NCCL_LIBRARY:-}" ] &&
+   [[ $libraries != *"libnccl.so.2 "* ]] &&
+   [ ! -e "$cuda_root/lib64/libnccl.so.2" ]; then
+  nccl=$("$python" -c 'import glob, site, sys
+found = [p for d in site.getsitepackages() + [site.getusersitepackages()]
+         for p in glob.glob(d + "/nvidia/**/libnccl.so.2", recursive=True)]
+print(found[0] if found else "")' 2> /dev/null || true)
+  if [ -n "$nccl" ]; then
+    export TRANSFUSE_NCCL_LIBRARY="$nccl"
+    echo "  NCCL: $nccl"
+  fi
 fi
 
 # Configure and build within five minutes: on a 16-core machine it takes

@@ -16,7 +16,7 @@ top="$(cd "$(dirname "$0")/.." && pwd)"
 prefix="$top/.cuda-toolkit"
 
 # The parts, pinned: compiler and assembler, the headers nvcc includes,
-# CUDA's and cuBLASLt's headers, libdevice.
+# CUDA's, cuBLASLt's and NCCL's headers, libdevice.
 wheels=(
   nvidia-cuda-nvcc==13.0.88
   nvidia-cuda-crt==13.0.88
@@ -24,13 +24,15 @@ wheels=(
   nvidia-cuda-cccl==13.0.85
   nvidia-nvvm==13.0.88
   nvidia-cublas==13.1.0.3
+  nvidia-nccl-cu13==2.28.9
 )
 
 complete() {
   local root=$1
   [ -x "$root/bin/nvcc" ] && [ -x "$root/bin/ptxas" ] &&
     [ -f "$root/nvvm/libdevice/libdevice.10.bc" ] &&
-    [ -f "$root/include/cuda.h" ] && [ -f "$root/include/cublasLt.h" ]
+    [ -f "$root/include/cuda.h" ] && [ -f "$root/include/cublasLt.h" ] &&
+    [ -f "$root/include/nccl.h" ]
 }
 
 if [ "${TRANSFUSE_CUDA_FROM_PYPI:-0}" != 1 ]; then
@@ -59,6 +61,9 @@ if ! complete "$root"; then
   ln -sfn ../../include "$root/targets/x86_64-linux/include"
   ln -sfn ../../lib "$root/targets/x86_64-linux/lib"
   ln -sfn lib "$root/lib64"
+  # NCCL's wheel has a directory of its own.
+  ln -sfn "$site/nvidia/nccl/include/nccl.h" "$root/include/nccl.h"
+  ln -sfn "$site/nvidia/nccl/lib/libnccl.so.2" "$root/lib/libnccl.so.2"
   complete "$root" || {
     echo "install-cuda-toolkit: the wheels in $prefix lack a part" >&2
     exit 1

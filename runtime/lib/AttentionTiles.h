@@ -17,6 +17,7 @@
 
 #include "Philox.h"
 #include "Runtime.h"
+#include "shared/Philox.h"
 
 #include <cmath>
 #include <cstdio>
@@ -127,8 +128,10 @@ struct Problem {
   float fill;
   /// The dropout of the probabilities (Philox.h): the rate, the factor of
   /// a kept probability, 1 / (1 - rate), and the key and stream of the mask.
+  /// The stream is the site's and the first element this replica's
+  /// (dropoutSite in shared/Philox.h).
   float dropout, keepScale;
-  uint64_t dropoutKey, dropoutStream;
+  uint64_t dropoutKey, dropoutStream, dropoutFirst;
 
   /// Whether the causal rule or a byte mask can hide a key.
   bool hidesKeys() const { return causal || maskKind == kByteMask; }
@@ -164,6 +167,9 @@ makeProblem(const char *kernel, int64_t batch, int64_t heads, int64_t sq,
     abortWith(kernel, "bad mask");
   if (!(dropout >= 0.0f && dropout <= 1.0f))
     abortWith(kernel, "dropout rate outside [0, 1]");
+  DropoutSite site =
+      dropoutSite(static_cast<uint64_t>(dropout_stream),
+                  static_cast<uint64_t>(batch * heads * sq * sk));
   return {batch,
           heads,
           sq,
@@ -183,7 +189,8 @@ makeProblem(const char *kernel, int64_t batch, int64_t heads, int64_t sq,
           // A rate of 1 keeps nothing: zeros, not 0 · inf.
           dropout < 1.0f ? 1.0f / (1.0f - dropout) : 0.0f,
           dropout_key,
-          static_cast<uint64_t>(dropout_stream)};
+          site.stream,
+          site.firstElement};
 }
 
 /// Scratch of one thread that both directions use.
@@ -227,7 +234,7 @@ struct Tile {
   /// keeps (-1 in a kept lane): the mask is of the [batch, heads, sq, sk]
   /// probabilities, whatever the layouts of the operands.
   TF_INLINE v16i kept(const Problem &p, int64_t r, int64_t j) const {
-    int64_t e = ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j;
+    int64_t e = p.dropoutFirst + ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j;
     return philoxKeep16(p.dropoutKey, p.dropoutStream, e, p.dropout);
   }
 };

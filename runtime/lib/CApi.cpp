@@ -5,8 +5,12 @@
 // boundary.
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
+#include "collective/AllReduce.h"
+#include "collective/World.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -222,6 +226,53 @@ tf_status tf_set_num_threads(int32_t threads) {
 int32_t tf_get_num_threads(void) { return numThreads(); }
 
 //===----------------------------------------------------------------------===//
+// Data-parallel runs
+//===----------------------------------------------------------------------===//
+
+tf_status tf_world(int32_t *rank, int32_t *size) {
+  return guard([&] {
+    if (!rank || !size)
+      fail(TF_ERROR_INVALID_ARGUMENT, "tf_world: null output");
+    World &world = World::get();
+    *rank = world.rank();
+    *size = world.size();
+  });
+}
+
+tf_status tf_world_sum(double *values, int32_t count) {
+  return guard([&] {
+    if (count < 0 || (count > 0 && !values))
+      fail(TF_ERROR_INVALID_ARGUMENT, "tf_world_sum: bad values or count");
+    World::get().sum(values, count);
+  });
+}
+
+tf_status tf_world_set_weight(double weight) {
+  return guard([&] { setAllReduceWeight(weight); });
+}
+
+tf_status tf_world_get_stats(tf_world_stats *out) {
+  return guard([&] {
+    if (!out)
+      fail(TF_ERROR_INVALID_ARGUMENT, "tf_world_get_stats: null output");
+    AllReduceStats stats = allReduceStats();
+    *out = {stats.allReduces, stats.bytes, stats.waitSeconds};
+  });
+}
+
+void tf_world_abort(int32_t code) {
+  try {
+    World &world = World::get();
+    if (world.transport())
+      world.transport()->abort(code);
+  } catch (const Error &) {
+    // Not in a run that could be joined: only this process ends.
+  }
+  std::fflush(stdout);
+  std::_Exit(code);
+}
+
+//===----------------------------------------------------------------------===//
 // Artifacts
 //===----------------------------------------------------------------------===//
 
@@ -397,6 +448,7 @@ tf_status tf_artifact_training(const tf_artifact *artifact,
     out->clip_grad_norm = training.clipGradNorm;
     out->seed = training.seed;
     out->ignore_index = training.ignoreIndex;
+    out->all_reduce_buckets = static_cast<int32_t>(training.allReduceBuckets);
   });
 }
 

@@ -329,10 +329,14 @@ Manifest ManifestParser::parse(std::string_view text) {
     manifest.training = training(*section, "training");
   checkTraining(manifest);
   manifest.canonicalJson = root.dump();
-  for (const char *key : {"target", "cpu", "cuda"})
+  // What a checkpoint must agree with: the model's parameters, state and
+  // training settings, not the target nor the shapes of the entry points,
+  // which the batch size sets: a data-parallel run divides its batch among
+  // its ranks, and any number of them resumes the same checkpoint.
+  for (const char *key : {"target", "cpu", "cuda", "entry_points", "cache"})
     root.erase(key);
-  for (json &entry : root["entry_points"])
-    entry.erase("arena_bytes");
+  if (root.contains("training"))
+    root["training"].erase("all_reduce_buckets");
   manifest.modelJson = root.dump();
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",

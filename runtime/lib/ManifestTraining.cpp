@@ -10,6 +10,7 @@
 #include "ManifestParser.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 namespace transfuse::rt::detail {
@@ -91,6 +92,13 @@ Training ManifestParser::training(const json &value,
   }
   if (const json *ignore = member(value, path, "ignore_index", false))
     result.ignoreIndex = integer(*ignore, join(path, "ignore_index"));
+  if (const json *buckets = member(value, path, "all_reduce_buckets", false)) {
+    std::string bucketsPath = join(path, "all_reduce_buckets");
+    result.allReduceBuckets = integer(*buckets, bucketsPath);
+    if (result.allReduceBuckets < 0 || result.allReduceBuckets > INT32_MAX)
+      bad(bucketsPath, "must be from 0 to " + std::to_string(INT32_MAX) +
+                           ", got " + std::to_string(result.allReduceBuckets));
+  }
   return result;
 }
 

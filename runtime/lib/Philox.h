@@ -15,6 +15,9 @@
 //   the element is kept iff u >= rate (u and rate floats), and a kept value
 //   is scaled by 1 / (1 - rate)
 //
+// In a data-parallel step, e counts from the replica's first element of
+// the whole batch (dropoutSite in shared/Philox.h).
+//
 // A mask is a pure function of (key, stream, e): the attention kernels
 // recompute it tile by tile, in both directions, instead of storing it.
 // Everything is always inlined so that it is compiled for the instruction

@@ -176,6 +176,9 @@ struct Training {
   uint64_t seed = 0;
   /// The label value the loss skips (PyTorch's ignore_index).
   int64_t ignoreIndex = -100;
+  /// How many all-reduces a data-parallel train_step issues; 0 if it is
+  /// not data-parallel (transfuse-compile --data-parallel).
+  int64_t allReduceBuckets = 0;
 };
 
 /// One image of a CUDA artifact's kernels: a cubin for one GPU

@@ -90,17 +90,20 @@ ORDER = [("model", "char_lm"), ("model", "sentiment_classifier"),
          ("sanitizer", 3)]
 
 CHECKS = ["forward", "loss", "loss_and_grads", "train_step", "cpu",
-          "determinism", "decoding", "graphs"]
+          "determinism", "decoding", "graphs", "nccl"]
+# The models whose data-parallel CUDA artifact (--data-parallel) the nccl
+# check runs: dropout everywhere, and padding.
+DATA_PARALLEL_MODELS = ("char_lm", "transformer_small")
 # Seconds per check on an H100, generous: a check that takes longer hangs.
 # "setup" imports PyTorch, opens the GPU, cuBLASLt and the artifact.
 TIMEOUTS = {
     "small": {"setup": 120, "forward": 60, "decoding": 60, "loss": 60,
               "loss_and_grads": 90, "train_step": 150, "cpu": 60,
-              "determinism": 30, "graphs": 60},
+              "determinism": 30, "graphs": 60, "nccl": 90},
     "transformer_base": {"setup": 180, "forward": 90, "decoding": 90,
                          "loss": 60,
                          "loss_and_grads": 120, "train_step": 240, "cpu": 120,
-                         "determinism": 60, "graphs": 120},
+                         "determinism": 60, "graphs": 120, "nccl": 180},
 }
 SANITIZER_TIMEOUT = {"memcheck": 150, "racecheck": 180}
 # Seconds kept for the table and the JSON when the budget runs out, and the
@@ -506,6 +509,14 @@ class ModelRun:
         else:
             path = prepared(entry["cuda_artifact"])
         self.artifact = runtime_api.Artifact(lib, path)
+        self.dp_artifact = runtime_api.Artifact(
+            lib, prepared(entry["cuda_dp_artifact"])) \
+            if "cuda_dp_artifact" in entry and not args.cpu_stand_in else None
+        self.no_dp_artifact = (
+            "the CPU stand-in runs no data-parallel artifact"
+            if args.cpu_stand_in else
+            "no data-parallel artifact for this model (only "
+            f"{', '.join(DATA_PARALLEL_MODELS)} have one)")
         target = self.artifact.target()
         expected = "cpu" if args.cpu_stand_in else "cuda"
         if target != expected:
@@ -889,6 +900,39 @@ class ModelRun:
             self.compare_bitwise(checks, f"{what}, graph against launches",
                                  replayed[what], launched[what])
 
+    # e. The data-parallel artifact in one process, and NCCL on one rank.
+
+    def check_nccl(self, checks):
+        """The data-parallel artifact (--data-parallel) in one process: its
+        all-reduces return at once, so check_graphs' calls give the plain
+        artifact's results bit for bit. With TRANSFUSE_NCCL=1 the same
+        calls all-reduce every bucket over a single-rank NCCL communicator
+        (the weight is 1), which must not change a bit either."""
+        if self.dp_artifact is None:
+            checks.item(self.no_dp_artifact, 0.0, 0.0, True)
+            return
+        calls = {}
+        for name, artifact, live in (("plain", self.artifact, None),
+                                     ("one process", self.dp_artifact, None),
+                                     ("NCCL", self.dp_artifact, "1")):
+            if live:
+                os.environ["TRANSFUSE_NCCL"] = live
+            try:
+                session = self.runtime_api.Session(artifact)
+            finally:
+                os.environ.pop("TRANSFUSE_NCCL", None)
+            try:
+                calls[name] = self.graph_calls(session)
+            finally:
+                session.destroy()
+        for what in calls["plain"]:
+            self.compare_bitwise(
+                checks, f"{what}, data-parallel in one process against plain",
+                calls["one process"][what], calls["plain"][what])
+            self.compare_bitwise(
+                checks, f"{what}, single-rank NCCL against none",
+                calls["NCCL"][what], calls["one process"][what])
+
     def graph_calls(self, session):
         """{call: {name: array}} of check_graphs' calls in `session`."""
         np = self.np
@@ -949,7 +993,7 @@ def worker_command(args):
               "loss_and_grads": run.check_loss_and_grads,
               "train_step": run.check_train_step, "cpu": run.check_cpu,
               "determinism": run.check_determinism,
-              "graphs": run.check_graphs}
+              "graphs": run.check_graphs, "nccl": run.check_nccl}
     for check in CHECKS:
         checks.items = []
         limit(check)

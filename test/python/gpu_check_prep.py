@@ -85,14 +85,15 @@ def file_sha256(path):
     return digest.hexdigest()
 
 
-def compile_cached(compiler, compiler_sha, spec, dims, target, output):
-    """Compiles spec file `spec` for `target` into `output`, unless the
-    artifact there was compiled from the same text and sizes by the same
-    compiler (its .key file says)."""
+def compile_cached(compiler, compiler_sha, spec, dims, target, output,
+                   flags=()):
+    """Compiles spec file `spec` for `target` (with the compiler's `flags`)
+    into `output`, unless the artifact there was compiled from the same
+    text, sizes and flags by the same compiler (its .key file says)."""
     with open(spec) as f:
         text = f.read()
     key = hashlib.sha256(json.dumps(
-        [compiler_sha, text, dims, target]).encode()).hexdigest()
+        [compiler_sha, text, dims, target, list(flags)]).encode()).hexdigest()
     key_path = output + ".key"
     if os.path.isfile(output) and os.path.isfile(key_path):
         with open(key_path) as f:
@@ -100,7 +101,7 @@ def compile_cached(compiler, compiler_sha, spec, dims, target, output):
                 print(f"  {shown(output)}: up to date", flush=True)
                 return
     command = [compiler, spec, *[f"-D{k}={v}" for k, v in dims.items()],
-               f"--target={target}", "-o", output]
+               f"--target={target}", *flags, "-o", output]
     print("  " + " ".join(shown(part) for part in command), flush=True)
     subprocess.run(command, check=True)
     with open(key_path, "w") as f:
@@ -243,6 +244,23 @@ def sanitizer_data(args, out, work, artifacts):
     return data
 
 
+def copy_nccl_header(build, out):
+    """NCCL's header, which the runtime's CUDA part compiles against, for a
+    device whose toolkit lacks it (tools/gpu-check.sh passes it then)."""
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("TRANSFUSE_NCCL_INCLUDE:"):
+                include = line.split("=", 1)[1].strip()
+                break
+        else:
+            sys.exit("error: the build found no nccl.h (TRANSFUSE_NCCL_INCLUDE "
+                     "is not in its CMakeCache.txt): configure with CUDA")
+    os.makedirs(os.path.join(out, "nccl"))
+    shutil.copyfile(os.path.join(include, "nccl.h"),
+                    os.path.join(out, "nccl", "nccl.h"))
+    return "nccl"
+
+
 def copy_nlohmann(source, out):
     """nlohmann/json's headers, for a runtime build where the package is
     not installed (cmake/TransfuseRuntimeDeps.cmake)."""
@@ -349,6 +367,13 @@ def main():
                        cuda_path)
         shutil.copyfile(cuda_path, os.path.join(model_dir, "model.cuda.tfm"))
         cpu_artifacts[model] = cpu_path
+        data_parallel = model in gpu_check.DATA_PARALLEL_MODELS
+        if data_parallel:
+            dp_path = os.path.join(model_work, "model.cuda-dp.tfm")
+            compile_cached(compiler, compiler_sha, spec_path, dims, "cuda",
+                           dp_path, flags=("--data-parallel",))
+            shutil.copyfile(dp_path,
+                            os.path.join(model_dir, "model.cuda-dp.tfm"))
 
         artifact = runtime_api.Artifact(lib, cpu_path)
         batches = make_batches(model, dims, training, artifact)
@@ -377,6 +402,8 @@ def main():
         index["models"][model] = {
             "dir": f"models/{model}", "dims": dims,
             "cuda_artifact": "model.cuda.tfm",
+            **({"cuda_dp_artifact": "model.cuda-dp.tfm"}
+               if data_parallel else {}),
             "cpu_artifact": shown(cpu_path),
             "batches": {part: list(batch) for part, batch in batches.items()},
             "parameters": len(artifact.parameters()),
@@ -386,6 +413,7 @@ def main():
     print("sanitizer data", flush=True)
     index["sanitizer_data"] = sanitizer_data(args, out, work, cpu_artifacts)
     index["nlohmann_include"] = copy_nlohmann(args.nlohmann_include, out)
+    index["nccl_include"] = copy_nccl_header(args.build, out)
     if args.bench:
         print("benchmark artifacts (bench/gpu.py prepare)", flush=True)
         index["bench"] = bench_artifacts(args, out, work)

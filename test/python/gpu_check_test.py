@@ -334,7 +334,7 @@ class Table(unittest.TestCase):
             "  char_lm memcheck FAIL: log logs/memcheck-char_lm.log",
             "  char_lm loss FAIL: loss entry point: error nan bound 0.0001 ",
             "  transformer_base forward, loss, loss_and_grads, train_step, "
-            "cpu, determinism, decoding, graphs NOT_RUN: out of time",
+            "cpu, determinism, decoding, graphs, nccl NOT_RUN: out of time",
         ])
 
     def test_problems_share_lines_only_alike(self):
@@ -876,7 +876,8 @@ class Budget(RunnerFixture):
             ("forward", "PASS"), ("loss", "PASS"),
             ("loss_and_grads", "TIMEOUT"), ("train_step", "NOT_RUN"),
             ("cpu", "NOT_RUN"), ("determinism", "NOT_RUN"),
-            ("decoding", "NOT_RUN"), ("graphs", "NOT_RUN")])
+            ("decoding", "NOT_RUN"), ("graphs", "NOT_RUN"),
+            ("nccl", "NOT_RUN")])
         self.assertEqual(runner.rows[0]["max_error"], 1e-6)
         self.assertEqual(runner.rows[2]["seconds"], 90)
         self.assertEqual(runner.rows[2]["message"],
@@ -894,7 +895,7 @@ class Budget(RunnerFixture):
         with mock.patch.object(gpu_check.subprocess, "run", run):
             capture(runner.model, "sentiment_classifier")
         self.assertEqual([r["status"] for r in runner.rows],
-                         ["PASS", "TIMEOUT"] + ["NOT_RUN"] * 6)
+                         ["PASS", "TIMEOUT"] + ["NOT_RUN"] * 7)
         self.assertEqual(runner.rows[1]["message"], "stopped: out of time")
         self.assertEqual(runner.rows[1]["seconds"], 0.0)
         self.assertTrue(runner.workers["sentiment_classifier"]["killed"])
@@ -1023,7 +1024,7 @@ class RunCommand(RunnerFixture):
         self.assertFalse(report["passed"])
         self.assertEqual(report["mode"], "no-gpu")
         self.assertEqual(report["summary"],
-                         {"FAIL": 1, "PASS": 7, "SKIPPED": 2})
+                         {"FAIL": 1, "PASS": 8, "SKIPPED": 2})
         forward = report["checks"][0]
         self.assertEqual((forward["max_error"], forward["items"][0]["error"]),
                          ("nan", "nan"))

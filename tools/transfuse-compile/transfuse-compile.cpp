@@ -32,6 +32,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -128,6 +129,15 @@ static cl::opt<uint64_t> memoryLimitGiB(
     "memory-limit", cl::init(64), cl::value_desc("GiB"),
     cl::desc("Refuse, after fusion, a model whose estimated memory "
              "(parameters, optimizer state, activations) exceeds this"));
+static cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Average the gradients over the processes of an MPI run "
+             "(mpirun -np N transfuse-train): each trains on its shard of "
+             "every batch; over MPI on the CPU, NCCL on GPUs"));
+static cl::opt<double> bucketMiB(
+    "bucket-mib", cl::init(4), cl::value_desc("MiB"),
+    cl::desc("With --data-parallel: the gradient bytes per all-reduce; "
+             "smaller buckets start exchanging earlier in backward"));
 static cl::opt<std::string> dumpPhasesTo(
     "dump-phases-to", cl::value_desc("dir"),
     cl::desc("Write the IR after every phase to DIR/NN-PHASE.mlir"));
@@ -329,6 +339,25 @@ static FailureOr<transfuse::Target> parseTarget() {
     return failure();
   }
   result.memoryLimit = memoryLimitGiB << 30;
+  if (bucketMiB.getNumOccurrences() && !dataParallel) {
+    llvm::errs() << "error: --bucket-mib needs --data-parallel\n";
+    return failure();
+  }
+  // From 1 KiB to 64 GiB; NaN fails both comparisons.
+  if (!(bucketMiB >= 1.0 / 1024 && bucketMiB <= 65536)) {
+    llvm::errs() << "error: --bucket-mib="
+                 << llvm::format("%g", bucketMiB.getValue())
+                 << ": expected from 0.0009765625 (1 KiB) to 65536\n";
+    return failure();
+  }
+  if (dataParallel) {
+    if (inferenceOnly) {
+      llvm::errs() << "error: --data-parallel trains; it cannot go with "
+                      "--inference-only\n";
+      return failure();
+    }
+    result.allReduceBucketBytes = static_cast<int64_t>(bucketMiB * 1048576);
+  }
   if (precision == Precision::TF32 && target != "cuda") {
     llvm::errs() << "error: --precision=tf32 needs --target=cuda: the CPU "
                     "target computes in f32\n";

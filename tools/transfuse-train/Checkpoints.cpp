@@ -10,6 +10,7 @@ namespace {
 constexpr const char *kPositionKey = "data_position";
 constexpr const char *kSeedKey = "data_seed";
 constexpr const char *kExamplesKey = "train_examples";
+constexpr const char *kGlobalBatchKey = "global_batch";
 /// The key `transfuse-run --text` reads a vocabulary from.
 constexpr const char *kVocabularyKey = "vocabulary";
 
@@ -30,6 +31,8 @@ std::map<std::string, std::string> toMetadata(const DataState &state) {
                          std::to_string(state.position.index)},
       {kSeedKey, std::to_string(state.seed)},
       {kExamplesKey, std::to_string(state.trainExamples)}};
+  if (state.globalBatch)
+    metadata[kGlobalBatchKey] = std::to_string(*state.globalBatch);
   if (state.vocabulary)
     metadata[kVocabularyKey] = state.vocabulary->serialize();
   return metadata;
@@ -91,6 +94,12 @@ DataState fromMetadata(const TensorFile &checkpoint, const std::string &path,
                                 " training examples of '" + kExamplesKey + "'");
   state.position = {static_cast<int64_t>(position[0]),
                     static_cast<int64_t>(position[1])};
+  if (checkpoint.metadata(kGlobalBatchKey)) {
+    uint64_t rows = numbers(kGlobalBatchKey, 1, "a non-negative integer")[0];
+    if (rows == 0 || rows > INT64_MAX)
+      throw bad(kGlobalBatchKey, "not a number of rows");
+    state.globalBatch = static_cast<int64_t>(rows);
+  }
   if (std::optional<std::string> words = checkpoint.metadata(kVocabularyKey))
     state.vocabulary =
         data::Vocabulary::parse(*words, "'" + path + "': vocabulary");

@@ -11,12 +11,15 @@
 namespace transfuse::train {
 
 /// Beside the runtime's (parameters, state, step), what resuming needs to
-/// cut the same batches: where the data was, its seed and its size, and a
-/// word vocabulary (which `transfuse-run --text` also reads).
+/// cut the same batches: where the data was, its seed and its size, the
+/// rows of a step over all ranks, and a word vocabulary (which
+/// `transfuse-run --text` also reads).
 struct DataState {
   data::Position position;
   uint64_t seed = 0;
   int64_t trainExamples = 0;
+  /// Absent in checkpoints written before it was recorded.
+  std::optional<int64_t> globalBatch;
   std::optional<data::Vocabulary> vocabulary;
 };
 

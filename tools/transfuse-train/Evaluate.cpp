@@ -42,7 +42,8 @@ Tally tally(const TaskInfo &task, const data::Batch &batch,
 } // namespace
 
 EvalResult evaluate(Session &session, const Artifact &artifact,
-                    const TaskInfo &task, const data::Dataset &heldOut) {
+                    const TaskInfo &task, const data::Dataset &heldOut,
+                    World world) {
   EvalResult result;
   result.examples = static_cast<int64_t>(heldOut.examples.size());
   if (heldOut.examples.empty())
@@ -60,6 +61,8 @@ EvalResult evaluate(Session &session, const Artifact &artifact,
   Tally total;
   for (int64_t i = 0, e = batcher.batchesPerEpoch(); i < e; ++i) {
     data::Batch batch = batcher.next();
+    if (i % world.size != world.rank)
+      continue;
     int64_t counted = countedLabels(task, batch);
     if (task.hasLoss && counted > 0) {
       std::vector<tf_named_tensor> out =
@@ -76,6 +79,17 @@ EvalResult evaluate(Session &session, const Artifact &artifact,
       total.counted += part.counted;
       total.exactRows += part.exactRows;
     }
+  }
+  if (world.size > 1) {
+    // Counts below 2^53 add exactly in doubles.
+    double sums[] = {lossSum, double(lossCount), double(total.right),
+                     double(total.counted), double(total.exactRows)};
+    worldSum(sums, 5);
+    lossSum = sums[0];
+    lossCount = static_cast<int64_t>(sums[1]);
+    total.right = static_cast<int64_t>(sums[2]);
+    total.counted = static_cast<int64_t>(sums[3]);
+    total.exactRows = static_cast<int64_t>(sums[4]);
   }
   if (lossCount > 0)
     result.loss = lossSum / double(lossCount);

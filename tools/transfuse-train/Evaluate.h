@@ -20,9 +20,12 @@ struct EvalResult {
 };
 
 /// One pass over `heldOut` in file order with `loss` and `forward` (dropout
-/// off); what the model lacks an entry point for is left out.
+/// off); what the model lacks an entry point for is left out. The ranks of
+/// a data-parallel run take turns at the batches and sum their tallies, so
+/// each gets the result of the whole pass.
 EvalResult evaluate(Session &session, const Artifact &artifact,
-                    const TaskInfo &task, const data::Dataset &heldOut);
+                    const TaskInfo &task, const data::Dataset &heldOut,
+                    World world);
 
 } // namespace transfuse::train
 

@@ -6,6 +6,12 @@
 // From then on a run is a pure function of the parameters, the optimizer
 // state, the step and the batcher's position, which is exactly what a
 // checkpoint holds, so a resumed run continues bit for bit.
+//
+// Under an MPI launcher each rank trains a model compiled with
+// --data-parallel on its shard of every batch: all draw the same global
+// batch of ranks × the model's batch size and take their rows of it, and
+// train_step averages the gradients. Rank 0 alone prints, logs, saves and
+// samples; every rank evaluates its share of the held-out batches.
 //===----------------------------------------------------------------------===//
 #include "Trainer.h"
 
@@ -13,7 +19,9 @@
 #include "Evaluate.h"
 #include "Metrics.h"
 #include "Progress.h"
+#include "Replicas.h"
 #include "Sample.h"
+#include "Shard.h"
 #include "Task.h"
 
 #include <cmath>
@@ -63,13 +71,18 @@ std::string settings(const tf_key_value *values, int32_t count) {
 class Trainer {
 public:
   explicit Trainer(const Options &options)
-      : options_(options), artifact_(Artifact::open(options.model)),
+      : options_(options), world_(joinWorld()),
+        artifact_(Artifact::open(options.model)),
         task_(inferTask(artifact_, options.model)), session_(artifact_) {}
 
   void run();
 
 private:
   void checkOptions() const;
+  void checkWorld() const;
+  bool leads() const { return world_.rank == 0; }
+  tf_train_result step(data::Batch global);
+  void printWorldStats();
   void loadData();
   void printHeader(int64_t total) const;
   void save(int64_t step);
@@ -78,6 +91,7 @@ private:
   std::vector<int64_t> prompt() const;
 
   const Options &options_;
+  World world_;
   Artifact artifact_;
   TaskInfo task_;
   Session session_;
@@ -95,6 +109,17 @@ void Trainer::checkOptions() const {
   if (options_.sample && task_.task != Task::LanguageModel)
     throw std::runtime_error(std::string("--sample needs a language model; '") +
                              options_.model + "' is a " + taskName(task_.task));
+}
+
+void Trainer::checkWorld() const {
+  if (world_.size == 1)
+    return;
+  if (artifact_.training().all_reduce_buckets == 0)
+    throw std::runtime_error(
+        "'" + options_.model + "' was compiled without --data-parallel: its " +
+        std::to_string(world_.size) +
+        " ranks would each train a model of their own; compile it with "
+        "transfuse-compile --data-parallel");
 }
 
 void Trainer::loadData() {
@@ -145,7 +170,7 @@ void Trainer::loadData() {
 }
 
 void Trainer::printHeader(int64_t total) const {
-  if (options_.quiet)
+  if (options_.quiet || !leads())
     return;
   int64_t count = 0;
   std::vector<tf_tensor_info> parameters = artifact_.parameters();
@@ -163,11 +188,15 @@ void Trainer::printHeader(int64_t total) const {
                        : dataOptions_.tokenizer == Tokenizer::Words
                            ? " of words"
                            : " of bytes";
+  int64_t rows = task_.batchSize * world_.size;
   std::string shape =
-      std::to_string(task_.batchSize) + " x " + std::to_string(task_.length);
+      std::to_string(rows) + " x " + std::to_string(task_.length);
   if (task_.task == Task::Seq2Seq)
-    shape += " -> " + std::to_string(task_.batchSize) + " x " +
+    shape += " -> " + std::to_string(rows) + " x " +
              std::to_string(task_.targetLength);
+  if (world_.size > 1)
+    shape += " (" + std::to_string(world_.size) + " ranks x " +
+             std::to_string(task_.batchSize) + " rows)";
   std::printf("data '%s': %s%s, %zu training and %zu held-out examples, "
               "batches of %s\n",
               options_.data.c_str(), formatName(dataOptions_.format),
@@ -191,7 +220,10 @@ void Trainer::printHeader(int64_t total) const {
 
 void Trainer::save(int64_t step) {
   state_.position = batcher_->position();
-  session_.saveCheckpoint(*options_.save, toMetadata(state_));
+  // Every rank holds the same parameters and state: one file.
+  checkReplicasAgree(session_, artifact_, world_);
+  if (leads())
+    session_.saveCheckpoint(*options_.save, toMetadata(state_));
   savedStep_ = step;
   if (log_)
     log_->commit();
@@ -199,7 +231,7 @@ void Trainer::save(int64_t step) {
 
 void Trainer::evaluate(int64_t step) {
   EvalResult result =
-      train::evaluate(session_, artifact_, task_, data_.heldOut);
+      train::evaluate(session_, artifact_, task_, data_.heldOut, world_);
   evaluatedStep_ = step;
   if (result.examples == 0) {
     progress_->note("no held-out examples to evaluate on");
@@ -227,6 +259,36 @@ void Trainer::stopOnNonFinite(const tf_train_result &result) const {
                            kept);
 }
 
+tf_train_result Trainer::step(data::Batch global) {
+  if (world_.size == 1)
+    return session_.trainStep(bind(task_, artifact_, "train_step", global));
+  data::Batch shard = shardOf(global, task_.batchSize, world_);
+  // Each rank's share of the batch's counted labels weighs its loss and
+  // gradients, so that their average is the whole batch's mean.
+  double counts[2] = {static_cast<double>(countedLabels(task_, shard)), 0};
+  counts[1] = counts[0];
+  worldSum(&counts[1], 1);
+  setWorldWeight(counts[1] > 0 ? counts[0] / counts[1] : 1.0 / world_.size);
+  return session_.trainStep(bind(task_, artifact_, "train_step", shard));
+}
+
+void Trainer::printWorldStats() {
+  if (world_.size == 1 || !leads() || options_.quiet)
+    return;
+  tf_world_stats stats = worldStats();
+  double elapsed = progress_->elapsedSeconds();
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "data-parallel over %d ranks, identical parameters and "
+                "state on each: %lld all-reduces of %.1f MB in all; waiting "
+                "for them took %.2f s of %.2f s (%.1f%%)",
+                world_.size, static_cast<long long>(stats.all_reduces),
+                static_cast<double>(stats.bytes) / 1e6, stats.wait_seconds,
+                elapsed,
+                elapsed > 0 ? 100.0 * stats.wait_seconds / elapsed : 0);
+  progress_->note(line);
+}
+
 std::vector<int64_t> Trainer::prompt() const {
   std::vector<int64_t> tokens;
   if (!options_.prompt) {
@@ -251,6 +313,7 @@ std::vector<int64_t> Trainer::prompt() const {
 
 void Trainer::run() {
   checkOptions();
+  checkWorld();
   loadData();
   // A fresh session's optimizer state and step count are zero.
   if (options_.weights)
@@ -262,7 +325,15 @@ void Trainer::run() {
     samplePrompt = prompt();
 
   data::BatchOptions shape;
-  shape.batchSize = task_.batchSize;
+  shape.batchSize = task_.batchSize * world_.size;
+  if (state_.globalBatch && *state_.globalBatch != shape.batchSize)
+    throw std::runtime_error(
+        "'" + *options_.resume + "' was trained on batches of " +
+        std::to_string(*state_.globalBatch) + " rows, this run's are " +
+        std::to_string(shape.batchSize) + " (" + std::to_string(world_.size) +
+        " ranks x " + std::to_string(task_.batchSize) +
+        "): resume with as many rows per step, over any number of ranks");
+  state_.globalBatch = shape.batchSize;
   shape.length = task_.length;
   shape.targetLength = task_.targetLength;
   shape.ignoreIndex = task_.ignoreIndex;
@@ -274,16 +345,14 @@ void Trainer::run() {
   int64_t first = session_.step();
 
   // Only now, with everything checked, is anything written.
-  if (options_.log)
+  if (options_.log && leads())
     log_.emplace(*options_.log);
   printHeader(total);
-  int64_t tokensPerStep = task_.batchSize * (task_.length + task_.targetLength);
-  progress_.emplace(options_.quiet, first, total, tokensPerStep);
+  int64_t tokensPerStep = shape.batchSize * (task_.length + task_.targetLength);
+  progress_.emplace(options_.quiet || !leads(), first, total, tokensPerStep);
 
   for (int64_t step = first + 1; step <= total; ++step) {
-    data::Batch batch = batcher_->next();
-    tf_train_result result =
-        session_.trainStep(bind(task_, artifact_, "train_step", batch));
+    tf_train_result result = this->step(batcher_->next());
     progress_->step(result);
     if (log_)
       log_->step(result, progress_->tokensPerSecond(),
@@ -301,6 +370,8 @@ void Trainer::run() {
       evaluate(step);
   }
   progress_->finish();
+  checkReplicasAgree(session_, artifact_, world_);
+  printWorldStats();
   if (options_.save && savedStep_ != session_.step())
     save(session_.step());
   if (evaluatedStep_ != session_.step())
@@ -311,7 +382,7 @@ void Trainer::run() {
     progress_->note("saved '" + *options_.save + "' at step " +
                     std::to_string(session_.step()));
 
-  if (options_.sample) {
+  if (options_.sample && leads()) {
     SampleOptions sampling{options_.sample, options_.temperature, state_.seed,
                            samplePrompt};
     std::string text =

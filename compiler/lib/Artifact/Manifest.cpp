@@ -1,6 +1,7 @@
 //===- Manifest.cpp - Describing a model for its artifact -----------------===//
 #include "transfuse/Backend/Artifact.h"
 #include "transfuse/Dialect/NN/NNOps.h"
+#include "transfuse/Transforms/Replica.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/JSON.h"
@@ -111,6 +112,8 @@ static std::optional<llvm::json::Object> describeTraining(ModuleOp module) {
     auto name = loss.getArgAttrOfType<StringAttr>(i, "nn.name");
     (i < forward.getNumArguments() ? inputs : labels).push_back(name.str());
   }
+  if (auto buckets = module->getAttrOfType<IntegerAttr>(kAllReduceBucketsAttr))
+    training["all_reduce_buckets"] = buckets.getInt();
   training["inputs"] = std::move(inputs);
   training["labels"] = std::move(labels);
   loss.walk([&](Operation *op) {

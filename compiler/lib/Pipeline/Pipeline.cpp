@@ -70,7 +70,8 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
     "nn-matmul-to-runtime-call, nn-parallelize-loops, canonicalize, "
-    "nn-buffer-deallocation, nn-dealloc-after-last-use";
+    "nn-buffer-deallocation, nn-dealloc-after-last-use, "
+    "nn-collectives-to-runtime-call";
 
 /// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that
@@ -109,7 +110,7 @@ static constexpr llvm::StringLiteral kCUDAPlanPipeline =
     "nn-attention-to-runtime-call{target=cuda}, "
     "nn-matmul-to-runtime-call{target=cuda}, nn-kernel-ops-to-runtime-call, "
     "canonicalize, nn-buffer-deallocation, nn-dealloc-after-last-use, "
-    "nn-plan-device-memory";
+    "nn-collectives-to-runtime-call{target=cuda}, nn-plan-device-memory";
 
 /// Every loop nest becomes a GPU kernel: one thread per iteration of its
 /// parallel loops, a reduction's running element in a register,
@@ -192,6 +193,11 @@ static void addPhasePasses(Phase phase, ModuleOp module, const Target &target,
     addFusionPasses(pm);
     break;
   case Phase::Optimizer:
+    // Before the !trains exit: asked of a model that does not train, it
+    // says so.
+    if (target.allReduceBucketBytes > 0)
+      pm.addPass(
+          createDataParallel(DataParallelOptions{target.allReduceBucketBytes}));
     if (!trains)
       break;
     pm.addPass(createOptimizer(OptimizerOptions{/*runtimeUpdate=*/cuda}));

@@ -18,6 +18,7 @@
 #include "BufferUtils.h"
 #include "transfuse/Dialect/NN/NNOps.h"
 #include "transfuse/Transforms/Passes.h"
+#include "transfuse/Transforms/Replica.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -308,11 +309,18 @@ public:
   }
 
   /// Dropout's rate, the seed loaded from its buffer (on the GPU, the
-  /// buffer's address), and the stream.
-  void dropout(double rate, Value seed, int64_t stream) {
+  /// buffer's address), and the stream, with the replica in its high word
+  /// in a data-parallel step (dropoutSite in runtime/lib/shared/Philox.h).
+  void dropout(Operation *op, double rate, Value seed, int64_t stream) {
     Value key = cuda ? pointerOf(b, loc, seed)
                      : Value(memref::LoadOp::create(b, loc, seed));
-    arguments.append({f32(rate), key, i64(stream)});
+    Value site = i64(stream);
+    if (transfuse::inDataParallelModule(op))
+      site = arith::OrIOp::create(
+          b, loc, site,
+          arith::ShLIOp::create(b, loc, transfuse::replicaIndex(b, op),
+                                i64(32)));
+    arguments.append({f32(rate), key, site});
   }
 
   /// A fresh f32 buffer of `count` elements for the kernel's own use.
@@ -378,7 +386,7 @@ LogicalResult lower(AttentionStatsIntoOp op, func::FuncOp kernel, bool cuda) {
   return lowerWith(op, kernel, cuda, {op.getOut()}, [&](KernelCall &call) {
     call.tensor(op.getOut());
     call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
-    call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
+    call.dropout(op, op.getDropout().convertToDouble(), op.getSeed(),
                  op.getStream());
   });
 }
@@ -393,7 +401,7 @@ LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel, bool cuda) {
     call.arguments.push_back(pointerOf(call.b, call.loc, op.getLse()));
     for (Value tensor : tensors)
       call.tensor(tensor);
-    call.dropout(op.getDropout().convertToDouble(), op.getSeed(),
+    call.dropout(op, op.getDropout().convertToDouble(), op.getSeed(),
                  op.getStream());
     // D = rowsum(dO ∘ O), one float per query row.
     if (cuda)

@@ -38,6 +38,10 @@ bool touchedBetween(mlir::Operation *from, mlir::Operation *to,
 /// linalg ops puts around each induction variable it indexes with.
 mlir::Value throughIdentity(mlir::Value index);
 
+/// Whether `type` lays its elements out densely in row-major order (unit
+/// dims aside), so that one address and a count describe it.
+bool isDenseRowMajor(mlir::MemRefType type);
+
 /// The address of `memref`'s first element (its offset included) as an i64,
 /// for an array of addresses a runtime function reads.
 mlir::Value addressOf(mlir::OpBuilder &b, mlir::Location loc,

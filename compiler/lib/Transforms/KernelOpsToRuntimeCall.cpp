@@ -29,6 +29,7 @@ using namespace mlir;
 using namespace transfuse::nn;
 using transfuse::buffers::addressOf;
 using transfuse::buffers::declareRuntimeFunction;
+using transfuse::buffers::isDenseRowMajor;
 using transfuse::buffers::pointerOf;
 
 namespace {
@@ -40,20 +41,6 @@ constexpr int64_t kLayerNormChunks = 512;
 /// OptimizerMath.h's kGlobalNormBlocks, which the runtime checks the call
 /// against.
 constexpr int64_t kGlobalNormBlocks = 128;
-
-bool isDenseRowMajor(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t dim = type.getRank() - 1; dim >= 0; --dim) {
-    if (type.getDimSize(dim) != 1 && strides[dim] != expected)
-      return false;
-    expected *= type.getDimSize(dim);
-  }
-  return true;
-}
 
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t result = 1;

@@ -98,6 +98,11 @@ SmallVector<unsigned> updatedOperands(AdamUpdateOp op) {
           op.getExpAvgSqMutable().getOperandNumber()};
 }
 
+/// Every operand: an all-reduce combines its buffers where they lie.
+SmallVector<unsigned> updatedOperands(AllReduceOp op) {
+  return llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
+}
+
 /// param and the momentum buffer, if any.
 SmallVector<unsigned> updatedOperands(SgdUpdateOp op) {
   SmallVector<unsigned> updated{op.getParamMutable().getOperandNumber()};
@@ -243,6 +248,12 @@ void sgdUpdateInto(RewriterBase &rewriter, SgdUpdateOp op,
                           op->getAttrs());
 }
 
+void allReduceInto(RewriterBase &rewriter, AllReduceOp op,
+                   ArrayRef<Value> operands, ArrayRef<Value>) {
+  AllReduceIntoOp::create(rewriter, op.getLoc(), operands,
+                          op.getReductionAttr(), op.getBucketAttr());
+}
+
 } // namespace
 
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
@@ -276,6 +287,8 @@ void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry) {
         InPlaceUpdateInterface<AdamUpdateOp, adamUpdateInto>>(*context);
     SgdUpdateOp::attachInterface<
         InPlaceUpdateInterface<SgdUpdateOp, sgdUpdateInto>>(*context);
+    AllReduceOp::attachInterface<
+        InPlaceUpdateInterface<AllReduceOp, allReduceInto>>(*context);
   });
 }
 

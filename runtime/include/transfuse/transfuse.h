@@ -25,8 +25,10 @@
 
 #if defined(__GNUC__)
 #define TF_API __attribute__((visibility("default")))
+#define TF_NORETURN __attribute__((noreturn))
 #else
 #define TF_API
+#define TF_NORETURN
 #endif
 
 #ifdef __cplusplus
@@ -135,6 +137,9 @@ typedef struct tf_training_info {
   uint64_t seed;
   /* The label value the loss ignores (-100 unless the manifest says). */
   int64_t ignore_index;
+  /* The all-reduces a data-parallel train_step issues per step (compiled
+     with --data-parallel); 0 if it runs on one process only. */
+  int32_t all_reduce_buckets;
 } tf_training_info;
 
 /* What one train_step call did. */
@@ -174,6 +179,34 @@ TF_API const char *tf_runtime_target(void);
    `threads` 0 restores that default; negative is an error. */
 TF_API tf_status tf_set_num_threads(int32_t threads);
 TF_API int32_t tf_get_num_threads(void);
+
+/*===-- Data-parallel runs ------------------------------------------------===*/
+
+/* A process that an MPI launcher started (mpirun -np N) is one of the N
+   ranks of a data-parallel run; any other process is rank 0 of 1 and needs
+   no MPI. The first of these calls joins the run, opening the runtime's MPI
+   transport (libtransfuse_mpi.so, beside the runtime); its failure is
+   reported here. A train_step compiled with --data-parallel averages its
+   loss and gradients over the ranks, so every rank takes the same step;
+   every rank must then make the same calls in the same order. */
+TF_API tf_status tf_world(int32_t *rank, int32_t *size);
+/* Sums `count` doubles over the ranks, in place (every rank calls it). */
+TF_API tf_status tf_world_sum(double *values, int32_t count);
+/* This rank's weight in the train steps that follow, in [0, 1]: its share
+   of the step's counted labels, so that the averaged loss and gradients are
+   those of the whole batch. 1 / size until set. */
+TF_API tf_status tf_world_set_weight(double weight);
+typedef struct tf_world_stats {
+  int64_t all_reduces; /* started so far by this process */
+  int64_t bytes;       /* their payload */
+  double wait_seconds; /* blocked waiting for them: communication not
+                          hidden behind computation */
+} tf_world_stats;
+TF_API tf_status tf_world_get_stats(tf_world_stats *out);
+/* Ends every rank of the run with `code` at once (after an error on this
+   one, so the others do not wait for it); exits this process with `code`
+   in a single process. */
+TF_API TF_NORETURN void tf_world_abort(int32_t code);
 
 /*===-- Artifacts ---------------------------------------------------------===*/
 

@@ -43,6 +43,28 @@ inline void setNumThreads(int32_t threads) {
   check(tf_set_num_threads(threads));
 }
 
+/// This process's place in a data-parallel run (tf_world): rank 0 of 1
+/// unless an MPI launcher started it.
+struct World {
+  int32_t rank = 0, size = 1;
+};
+inline World joinWorld() {
+  World world;
+  check(tf_world(&world.rank, &world.size));
+  return world;
+}
+inline void worldSum(double *values, int32_t count) {
+  check(tf_world_sum(values, count));
+}
+inline void setWorldWeight(double weight) {
+  check(tf_world_set_weight(weight));
+}
+inline tf_world_stats worldStats() {
+  tf_world_stats stats{};
+  check(tf_world_get_stats(&stats));
+  return stats;
+}
+
 namespace detail {
 /// A move-only owner of a C handle.
 template <typename T, void (*Release)(T *)> class Handle {

@@ -77,6 +77,9 @@ Problem makeProblem(int64_t batch, int64_t heads, int64_t sq, int64_t sk,
   if (dropout > 0.0f && !dropout_key)
     fail(TF_ERROR_EXECUTION,
          "dropout " + std::to_string(dropout) + " without a dropout key");
+  DropoutSite site =
+      dropoutSite(static_cast<uint64_t>(dropout_stream),
+                  static_cast<uint64_t>(batch * heads * sq * sk));
   return {batch,
           heads,
           sq,
@@ -96,7 +99,8 @@ Problem makeProblem(int64_t batch, int64_t heads, int64_t sq, int64_t sk,
           // A rate of 1 keeps nothing: zeros, not 0 · inf.
           dropout < 1.0f ? 1.0f / (1.0f - dropout) : 0.0f,
           dropout_key,
-          static_cast<uint64_t>(dropout_stream)};
+          site.stream,
+          site.firstElement};
 }
 
 /// The symbol of kernel `base` instantiated for the problem's head widths.

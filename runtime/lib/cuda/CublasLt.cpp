@@ -6,10 +6,10 @@
 // bias per row of cuBLASLt's D, which its BIAS epilogues add.
 //===----------------------------------------------------------------------===//
 #include "CublasLt.h"
+#include "Libraries.h"
 
 #include "../Runtime.h"
 
-#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 #include <optional>
@@ -17,32 +17,13 @@
 namespace transfuse::rt::cuda {
 namespace {
 
-#define TF_CUDA_STRINGIFY_EXPANDED(name) TF_CUDA_STRINGIFY(name)
-#define TF_CUDA_STRINGIFY(name) #name
-
 std::string majorLibrary() {
   return "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
 }
 
 CublasLtApi load() {
-  std::vector<std::string> candidates;
-  if (const char *path = std::getenv("TRANSFUSE_CUBLASLT"))
-    candidates.push_back(path);
-  candidates.push_back(majorLibrary());
-  candidates.push_back(std::string(TRANSFUSE_CUDA_LIBRARY_DIR) + "/" +
-                       majorLibrary());
-  void *library = nullptr;
-  std::string tried;
-  for (const std::string &candidate : candidates) {
-    library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library)
-      break;
-    const char *reason = dlerror();
-    tried += "; " + std::string(reason ? reason : candidate);
-  }
-  if (!library)
-    fail(TF_ERROR_UNSUPPORTED,
-         "cannot load cuBLASLt (set TRANSFUSE_CUBLASLT to its path)" + tried);
+  void *library =
+      openNvidiaLibrary(majorLibrary(), "TRANSFUSE_CUBLASLT", "cuBLASLt");
   CublasLtApi api;
 #define TF_CUBLASLT_LOAD_MEMBER(name)                                          \
   api.name = reinterpret_cast<decltype(api.name)>(                             \

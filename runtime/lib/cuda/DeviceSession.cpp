@@ -3,6 +3,7 @@
 
 #include "CublasLt.h"
 #include "Execution.h"
+#include "Nccl.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -71,7 +72,10 @@ DeviceBuffer::~DeviceBuffer() {
 //===----------------------------------------------------------------------===//
 
 DeviceSession::DeviceSession(const Artifact &artifact)
-    : manifest_(artifact.manifest()), graphsEnabled_(graphsFromEnvironment()) {
+    : manifest_(artifact.manifest()), graphsEnabled_(graphsFromEnvironment()),
+      collectivesLive_(manifest_.training &&
+                       manifest_.training->allReduceBuckets > 0 &&
+                       ncclCollectivesLive()) {
   const Driver &d = driver();
   selectDevice();
   check(d.cuDevicePrimaryCtxRetain(&context_, device_),
@@ -124,6 +128,7 @@ void DeviceSession::release() {
   // graphs before the modules whose kernels they launch.
   graphs_.clear();
   cublasLt_.reset();
+  collectives_.reset();
   parameters_.clear();
   state_.clear();
   cache_.clear();
@@ -248,6 +253,12 @@ CublasLt &DeviceSession::cublasLt() {
   return *cublasLt_;
 }
 
+NcclCollectives *DeviceSession::collectives() {
+  if (collectivesLive_ && !collectives_)
+    collectives_ = std::make_unique<NcclCollectives>();
+  return collectives_.get();
+}
+
 void DeviceSession::synchronize(const std::string &what) {
   check(driver().cuStreamSynchronize(stream_), what);
 }
@@ -292,7 +303,11 @@ int32_t DeviceSession::launchEntry(const EntryPoint &entry, EntryGraph &graph,
     graph.launch(stream_);
     return 0;
   }
-  bool capture = graphsEnabled_ && graph.capturesNext();
+  // A step that exchanges gradients runs kernel by kernel: a captured
+  // all-reduce would keep the weight of the step it was captured in.
+  bool exchanges = collectivesLive_ && (entry.name == "train_step" ||
+                                        entry.name == "loss_and_grads");
+  bool capture = graphsEnabled_ && !exchanges && graph.capturesNext();
   if (capture)
     graph.beginCapture(stream_);
   int32_t status = 0;

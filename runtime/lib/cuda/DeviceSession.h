@@ -30,6 +30,7 @@ namespace transfuse::rt::cuda {
 
 struct Dim3;
 class CublasLt;
+class NcclCollectives;
 
 /// A block of device memory (none when size is 0).
 class DeviceBuffer {
@@ -90,6 +91,9 @@ public:
   const DeviceBuffer &workspace() const { return workspace_; }
   /// cuBLASLt, opened on first use.
   CublasLt &cublasLt();
+  /// The NCCL communicator of a data-parallel step, joined on first use;
+  /// null where the collectives are not live (Nccl.h).
+  NcclCollectives *collectives();
 
 private:
   void selectDevice();
@@ -114,6 +118,10 @@ private:
   std::vector<CUfunction> kernels_;
   KernelLibrary library_;
   std::unique_ptr<CublasLt> cublasLt_;
+  /// Whether the artifact's all-reduces exchange anything here, read when
+  /// the session opens.
+  const bool collectivesLive_;
+  std::unique_ptr<NcclCollectives> collectives_;
   std::map<CUfunction, unsigned> sharedBytesAllowed_;
 
   std::vector<DeviceBuffer> parameters_, state_;

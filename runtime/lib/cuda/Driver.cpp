@@ -1,5 +1,6 @@
 //===- Driver.cpp - Opening libcuda.so.1 ----------------------------------===//
 #include "Driver.h"
+#include "Libraries.h"
 
 #include "../Runtime.h"
 
@@ -9,9 +10,6 @@
 
 namespace transfuse::rt::cuda {
 namespace {
-
-#define TF_CUDA_STRINGIFY_EXPANDED(name) TF_CUDA_STRINGIFY(name)
-#define TF_CUDA_STRINGIFY(name) #name
 
 constexpr const char *kLibrary = "libcuda.so.1";
 

@@ -53,10 +53,11 @@ struct Problem {
   float fill;
   /// The dropout rate, the factor of a kept probability (1 / (1 - rate),
   /// 0 at rate 1), the device address of the 64-bit key (read only when
-  /// dropout > 0) and the stream of the dropout site.
+  /// dropout > 0), the stream of the dropout site and the number of this
+  /// replica's first element (dropoutSite in Philox.h).
   float dropout, keepScale;
   const uint64_t *dropoutKey;
-  uint64_t dropoutStream;
+  uint64_t dropoutStream, dropoutFirst;
 };
 
 /// What the forward writes.
@@ -87,7 +88,8 @@ TF_HOST_DEVICE int64_t rowIndex(const Problem &p, int64_t b, int64_t h,
 /// layouts of the operands.
 TF_HOST_DEVICE uint64_t dropoutElement(const Problem &p, int64_t b, int64_t h,
                                        int64_t i, int64_t j) {
-  return static_cast<uint64_t>(rowIndex(p, b, h, i)) *
+  return p.dropoutFirst +
+         static_cast<uint64_t>(rowIndex(p, b, h, i)) *
              static_cast<uint64_t>(p.sk) +
          static_cast<uint64_t>(j);
 }

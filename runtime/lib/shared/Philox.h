@@ -52,6 +52,21 @@ TF_HOST_DEVICE PhiloxBlock philox4x32x10(PhiloxBlock ctr, uint32_t key0,
   return ctr;
 }
 
+/// A dropout site as the attention kernels' 64-bit `dropout_stream`
+/// argument gives it: the site's stream in the low 32 bits and, in a
+/// data-parallel step, the replica (rank) r in the high 32. Replica r's
+/// elements are numbered after those of replicas 0 .. r-1, each of which
+/// holds `numel` of the tensor (its shard of the batch, which leads), so N
+/// replicas draw the masks that one process drawing the whole batch would.
+struct DropoutSite {
+  uint64_t stream;
+  uint64_t firstElement;
+};
+
+TF_HOST_DEVICE DropoutSite dropoutSite(uint64_t argument, uint64_t numel) {
+  return {argument & 0xffffffffu, (argument >> 32) * numel};
+}
+
 /// The uniform float in [0, 1) that dropout draws for element e of the
 /// tensor dropped at site `stream` under `key`. x0 >> 8 has 24 bits, so
 /// the conversion and the scaling are exact.

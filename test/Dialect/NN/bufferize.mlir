@@ -99,3 +99,14 @@ func.func @updates(%p: tensor<4xf32>, %g: tensor<4xf32>, %m: tensor<4xf32>, %v: 
   %b = nn.sgd_update %a#2, %g lr %s clip_factor %s {momentum = 0.0 : f64, weight_decay = 0.0 : f64} : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
   return %n, %a#0, %a#1, %a#2, %b : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// An all-reduce combines its operands' buffers in place: the gradient here
+// is not read afterwards, so no copy is made.
+// CHECK-LABEL: func.func @all_reduce
+// CHECK-SAME:    (%[[G:.*]]: memref<4xf32>)
+// CHECK-NEXT:    nn.all_reduce_into %[[G]] {bucket = 1 : i64, reduction = #nn.reduction<mean>} : memref<4xf32>
+// CHECK-NEXT:    return %[[G]]
+func.func @all_reduce(%g: tensor<4xf32>) -> tensor<4xf32> {
+  %r = nn.all_reduce %g {bucket = 1 : i64, reduction = #nn.reduction<mean>} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

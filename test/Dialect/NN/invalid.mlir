@@ -1631,3 +1631,35 @@ func.func @cache_update_element(%c: tensor<2x4x8x16xf32>, %r: tensor<2x4x1x16xf1
   %0 = nn.cache_update %c, %r at %p : tensor<2x4x8x16xf32>, tensor<2x4x1x16xf16>, tensor<2xi64>
   return
 }
+
+// -----
+
+func.func @all_reduce_bucket(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'nn.all_reduce' op bucket must be non-negative, got -1}}
+  %0 = nn.all_reduce %a {bucket = -1 : i64, reduction = #nn.reduction<sum>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_empty() {
+  // expected-error @+1 {{'nn.all_reduce_into' op needs at least one operand}}
+  "nn.all_reduce_into"() {bucket = 0 : i64, reduction = #nn.reduction<sum>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @all_reduce_f16(%a: tensor<4xf16>) {
+  // expected-error @+1 {{'nn.all_reduce' op operand #0 must be variadic of statically shaped tensor of 32-bit float values}}
+  %0 = nn.all_reduce %a {bucket = 0 : i64, reduction = #nn.reduction<sum>} : tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @dropout_stream(%x: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'nn.dropout' op attribute 'stream' failed to satisfy constraint}}
+  %0 = nn.dropout %x seed %s {rate = 0.1 : f64, stream = 4294967296 : i64} : tensor<4xf32>
+  return
+}

@@ -493,3 +493,13 @@ func.func @optimizer_updates(%p: tensor<4xf32>, %g: tensor<4xf32>, %s: tensor<f3
   nn.sgd_update_into %pb, %gb lr %sb clip_factor %sb {momentum = 0.0 : f64, weight_decay = 0.01 : f64} : (memref<4xf32>, memref<4xf32, strided<[2]>>, memref<f32>, memref<f32>) -> ()
   return
 }
+
+// The collectives of data-parallel training, on tensors and on buffers.
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%a: tensor<4xf32>, %b: tensor<f32>, %ab: memref<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  // CHECK: nn.all_reduce %{{.*}}, %{{.*}} {bucket = 2 : i64, reduction = #nn.reduction<mean>} : tensor<4xf32>, tensor<f32>
+  %r:2 = nn.all_reduce %a, %b {bucket = 2 : i64, reduction = #nn.reduction<mean>} : tensor<4xf32>, tensor<f32>
+  // CHECK: nn.all_reduce_into %{{.*}} {bucket = 0 : i64, reduction = #nn.reduction<sum>} : memref<4xf32>
+  nn.all_reduce_into %ab {bucket = 0 : i64, reduction = #nn.reduction<sum>} : memref<4xf32>
+  return %r#0, %r#1 : tensor<4xf32>, tensor<f32>
+}

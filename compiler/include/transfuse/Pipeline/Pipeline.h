@@ -59,6 +59,10 @@ struct Target {
   /// The most bytes the model may need to run (nn-check-memory's estimate,
   /// checked after fusion).
   uint64_t memoryLimit = uint64_t(64) << 30;
+  /// Data-parallel training (nn-data-parallel): the gradients are averaged
+  /// over the processes of the run in all-reduces of this many bytes; 0
+  /// leaves the step single-process.
+  int64_t allReduceBucketBytes = 0;
 };
 
 /// The phases of `target`, in order.

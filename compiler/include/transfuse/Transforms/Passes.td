@@ -591,4 +591,48 @@ def Optimizer : Pass<"nn-optimizer", "::mlir::ModuleOp"> {
   ];
 }
 
+def DataParallel : Pass<"nn-data-parallel", "::mlir::ModuleOp"> {
+  let summary = "Averages loss_and_grads's loss and gradients over replicas";
+  let description = [{
+    Makes `loss_and_grads` (and so `train_step`, which nn-optimizer builds
+    from it) a data-parallel step: every replica computes the loss and the
+    gradients of its own shard of the batch, and these become their mean
+    over the replicas (`nn.all_reduce`, weighted by each replica's share of
+    the counted labels, which the runtime sets per step), so that clipping,
+    the update and the reported loss are the same on every replica.
+
+    The gradients are grouped, in the order backward produces them, into
+    buckets of at least `bucket-bytes` (the last may be smaller), and each
+    bucket's all-reduce stands right after its last gradient is computed:
+    the runtime starts the exchange there and waits for it only where a
+    gradient is next used, so communication overlaps the rest of backward.
+    The loss, known before backward starts, is bucket 0 of its own.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"4194304",
+           "Gradient bytes per all-reduce (the last bucket may hold fewer)">
+  ];
+  let dependentDialects = ["::transfuse::nn::NNDialect"];
+}
+
+def CollectivesToRuntimeCall
+    : Pass<"nn-collectives-to-runtime-call", "::mlir::ModuleOp"> {
+  let summary = "Runs nn.all_reduce_into as calls of the runtime";
+  let description = [{
+    Each `nn.all_reduce_into` becomes `tfrt_all_reduce_add(bucket, address,
+    count)` for each of its buffers and `tfrt_all_reduce_start(bucket,
+    reduction)` where it stands, and `tfrt_all_reduce_wait(bucket)` right
+    before the first later op of its block that touches one of the buffers
+    or a view of one (or contains such an op), at the latest before the
+    block's terminator. Buffers must be dense row-major f32. With
+    `target=cuda` the calls are the CUDA runtime's (`tfrt_cuda_all_reduce_*`,
+    device addresses).
+  }];
+  let options = [runtimeTargetOption];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // TRANSFUSE_TRANSFORMS_PASSES

@@ -28,6 +28,8 @@ struct ConvertNNToLinalgPass
     target.addIllegalDialect<transfuse::nn::NNDialect>();
     // Declarations stay; their loads must be arguments by now.
     target.addLegalOp<transfuse::nn::ParameterOp>();
+    // Collectives are runtime calls, made on buffers.
+    target.addLegalOp<transfuse::nn::AllReduceOp>();
     // f32 attention runs on the runtime's fused kernel, kept whole until
     // bufferization (BufferizableOpInterfaceImpl.cpp).
     target.addDynamicallyLegalOp<transfuse::nn::AttentionOp>(

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Builders.h"
 #include "Patterns.h"
+#include "transfuse/Transforms/Replica.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -88,14 +89,26 @@ struct DropoutPattern : OpConversionPattern<nn::DropoutOp> {
         std::ceil(static_cast<double>(static_cast<float>(rate)) * 0x1p24));
     RankedTensorType type = tensorType(op.getResult());
     int64_t stream = op.getStream();
+    // A replica's elements follow those of the replicas before it, each
+    // holding the tensor's shape: with the batch leading, the N replicas of
+    // a data-parallel step draw the mask of the whole batch.
+    Value firstElement;
+    if (inDataParallelModule(op))
+      firstElement = arith::MulIOp::create(
+          rewriter, op.getLoc(), replicaIndex(rewriter, op),
+          arith::ConstantOp::create(
+              rewriter, op.getLoc(),
+              rewriter.getI64IntegerAttr(type.getNumElements())));
     Value result = buildElementwise(
         rewriter, op.getLoc(), type, {adaptor.getInput(), adaptor.getSeed()},
         [&](OpBuilder &b, Location loc, ValueRange x) {
           auto i32 = [&](uint32_t v) -> Value {
             return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
           };
-          std::array<Value, 2> element =
-              halves(b, loc, linearIndex(b, loc, type.getShape()));
+          Value index = linearIndex(b, loc, type.getShape());
+          if (firstElement)
+            index = arith::AddIOp::create(b, loc, firstElement, index);
+          std::array<Value, 2> element = halves(b, loc, index);
           std::array<Value, 2> key = halves(b, loc, x[1]);
           Value word = philoxFirstWord(b, loc,
                                        {element[0], element[1],

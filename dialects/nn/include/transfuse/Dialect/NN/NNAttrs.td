@@ -40,6 +40,21 @@ def NN_NormStatisticAttr : EnumAttr<NN_Dialect, NN_NormStatistic,
   let assemblyFormat = "`<` $value `>`";
 }
 
+def NN_Reduction : I32EnumAttr<"Reduction",
+    "how a collective combines the replicas' values", [
+      // Σ_r x_r.
+      I32EnumAttrCase<"sum", 0>,
+      // Σ_r w_r · x_r with the replicas' weights (Σ_r w_r = 1), which the
+      // runtime is given per step; 1 / replicas each unless told otherwise.
+      I32EnumAttrCase<"mean", 1>]> {
+  let cppNamespace = "::transfuse::nn";
+  let genSpecializedAttr = 0;
+}
+// Printed as `#nn.reduction<mean>` in attribute dictionaries.
+def NN_ReductionAttr : EnumAttr<NN_Dialect, NN_Reduction, "reduction"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def NN_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [
       I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"ones", 1>,
       I32EnumAttrCase<"constant", 2>, I32EnumAttrCase<"uniform", 3>,

@@ -368,6 +368,12 @@ def NN_TriangularMaskOp : NN_Op<"triangular_mask", [Pure]> {
   let hasVerifier = 1;
 }
 
+// A dropout site's stream: 32 bits, so that the runtime's kernels can take
+// the replica of a data-parallel step in the high word of the 64-bit stream
+// argument (runtime/lib/shared/Philox.h, dropoutSite).
+def NN_DropoutStream : DefaultValuedAttr<ConfinedAttr<I64Attr,
+    [IntMinValue<0>, IntMaxValue<4294967295>]>, "0">;
+
 def NN_DropoutOp : NN_Op<"dropout", [Pure,
     AllTypesMatch<["input", "result"]>]> {
   let summary = "Zeroes elements with probability `rate` in training";
@@ -385,7 +391,7 @@ def NN_DropoutOp : NN_Op<"dropout", [Pure,
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, Optional<NN_Seed>:$seed,
-                       F64Attr:$rate, DefaultValuedAttr<I64Attr, "0">:$stream);
+                       F64Attr:$rate, NN_DropoutStream:$stream);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input (`seed` $seed^)? attr-dict `:` type($input)";
   let hasVerifier = 1;
@@ -480,7 +486,7 @@ def NN_AttentionStatsOp : NN_Op<"attention_stats", [Pure,
                        NN_Seed:$seed, F64Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<F64Attr>:$mask_fill,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
-                       DefaultValuedAttr<I64Attr, "0">:$stream);
+                       NN_DropoutStream:$stream);
   let results = (outs NN_FloatTensor:$result, NN_FloatTensor:$lse);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed attr-dict `:`
@@ -504,7 +510,7 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure, InferTypeOpAdaptor]> {
                        NN_FloatTensor:$grad, NN_Seed:$seed, F64Attr:$scale,
                        UnitAttr:$causal, OptionalAttr<F64Attr>:$mask_fill,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
-                       DefaultValuedAttr<I64Attr, "0">:$stream);
+                       NN_DropoutStream:$stream);
   let results = (outs NN_FloatTensor:$grad_query, NN_FloatTensor:$grad_key,
                       NN_FloatTensor:$grad_value);
   let assemblyFormat = [{
@@ -532,7 +538,7 @@ def NN_AttentionStatsIntoOp : NN_Op<"attention_stats_into"> {
                        F64Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<F64Attr>:$mask_fill,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
-                       DefaultValuedAttr<I64Attr, "0">:$stream);
+                       NN_DropoutStream:$stream);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `seed` $seed `into` $out `,`
     $lse attr-dict `:` functional-type(operands, results)
@@ -560,7 +566,7 @@ def NN_AttentionGradIntoOp : NN_Op<"attention_grad_into"> {
                        F64Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<F64Attr>:$mask_fill,
                        DefaultValuedAttr<F64Attr, "0.0">:$dropout,
-                       DefaultValuedAttr<I64Attr, "0">:$stream);
+                       NN_DropoutStream:$stream);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? `out` $out `lse` $lse `grad`
     $grad `seed` $seed `into` $grad_query `,` $grad_key `,` $grad_value
@@ -1012,6 +1018,50 @@ def NN_SgdUpdateIntoOp : NN_Op<"sgd_update_into"> {
     (`momentum_buffer` $momentum_buffer^)? attr-dict `:`
     functional-type(operands, results)
   }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+// Data-parallel training (nn-data-parallel) combines each replica's
+// gradients with these. A bucket is one message: the runtime packs its
+// tensors, starts the exchange where the op stands and waits for it only
+// before the first later use of one of them, so that the exchange overlaps
+// the work in between. In a single process both are the identity.
+
+def NN_F32Tensor : StaticShapeTensorOf<[F32]>;
+def NN_F32MemRef : StaticShapeMemRefOf<[F32]>;
+
+def NN_AllReduceOp : NN_Op<"all_reduce", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Combines each operand across the replicas of a training run";
+  let description = [{
+    Result `i` is operand `i` combined over every replica by `reduction`
+    (`sum`, or `mean` weighted by the runtime's per-replica weights). The
+    operands form bucket `bucket`, exchanged as one message; every replica
+    issues the same buckets in the same order. The op has effects, so it is
+    neither moved, merged nor erased.
+
+    ```mlir
+    %a, %b = nn.all_reduce %ga, %gb {bucket = 0 : i64,
+        reduction = #nn.reduction<mean>} : tensor<64xf32>, tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_F32Tensor>:$inputs,
+                       NN_ReductionAttr:$reduction, I64Attr:$bucket);
+  let results = (outs Variadic<NN_F32Tensor>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+def NN_AllReduceIntoOp : NN_Op<"all_reduce_into"> {
+  let summary = "`nn.all_reduce` on buffers, in place";
+  let arguments = (ins Arg<Variadic<NN_F32MemRef>, "",
+                           [MemRead, MemWrite]>:$buffers,
+                       NN_ReductionAttr:$reduction, I64Attr:$bucket);
+  let assemblyFormat = "$buffers attr-dict `:` type($buffers)";
   let hasVerifier = 1;
 }
 
