@@ -69,8 +69,10 @@ const NcclApi &ncclApi() {
 bool ncclCollectivesLive() {
   const char *text = std::getenv(kLiveVariable);
   if (text && std::strcmp(text, "0") != 0 && std::strcmp(text, "1") != 0)
-    fail(TF_ERROR_INVALID_ARGUMENT, std::string(kLiveVariable) + "=" +
-                                        inQuotes(text) + ": expected 0 or 1");
+    fail(TF_ERROR_INVALID_ARGUMENT,
+         std::string(kLiveVariable) + " is " + inQuotes(text) +
+             ": 1 all-reduces a data-parallel step's gradients over NCCL "
+             "even in one process, 0 (or unset) only across ranks");
   return World::get().size() > 1 || (text && text[0] == '1');
 }
 
