@@ -862,12 +862,16 @@ def print_table(header, rows):
 
 
 def require_tools(args):
-    """Exits with a message when the compiler or the runtime is missing."""
+    """Exits with a message when the compiler, the runtime or the OpenBLAS
+    the PyTorch peer runs on is missing."""
     for path, what in ((args.compiler, "transfuse-compile"),
                        (args.runtime, "the runtime")):
         if not os.path.exists(path):
             sys.exit("error: %s not found at %s (build first: make build, or "
                      "--build DIR)" % (what, path))
+    if not os.path.isdir(PEER_BLAS_DIR):
+        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
+                 "(the PyTorch peer must run on OpenBLAS)" % PEER_BLAS_DIR)
 
 
 def driver(args):
@@ -876,9 +880,6 @@ def driver(args):
     import safetensors_io
 
     require_tools(args)
-    if not os.path.isdir(PEER_BLAS_DIR):
-        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
-                 "(the PyTorch peer must run on OpenBLAS)" % PEER_BLAS_DIR)
     os.makedirs(CACHE_DIR, exist_ok=True)
 
     cpu, isa, cpus, usable = machine_description()

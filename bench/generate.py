@@ -409,9 +409,6 @@ def summarise_side(result):
 def driver(args):
     sys.path.insert(0, PYTHON_TESTS)
     fwd.require_tools(args)
-    if not os.path.isdir(fwd.PEER_BLAS_DIR):
-        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
-                 "(the PyTorch peer must run on OpenBLAS)" % fwd.PEER_BLAS_DIR)
     if args.prompt_len < 1 or args.prompt_len >= args.seq:
         sys.exit("error: --prompt-len must be in [1, --seq)")
     args.new_tokens = args.new_tokens or args.seq - args.prompt_len

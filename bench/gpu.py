@@ -167,12 +167,8 @@ def worker_torch(args, torch, manifest, batch, forward_inputs):
     del values
     training = manifest["training"]
     params = [p for p in module.parameters() if p.requires_grad]
-    optimizer = train.make_optimizer(torch, params, training["optimizer"])
-    factor = train.schedule_factor(
-        training.get("schedule", {"kind": "constant"}),
-        float(training["optimizer"]["lr"]))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer,
-                                                  lambda k: factor(k + 1))
+    optimizer, scheduler = train.optimizer_and_schedule(torch, params,
+                                                        training)
     clip = float(training.get("clip_grad_norm", 0.0))
     ignore = int(training.get("ignore_index", -100))
     smoothing = train.label_smoothing(

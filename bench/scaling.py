@@ -256,13 +256,8 @@ def worker_torch(args):
     inputs = [torch.from_numpy(np.array(batch[n])) for n in training["inputs"]]
     labels = torch.from_numpy(np.array(batch[training["labels"][0]]))
     del batch
-    optimizer = train.make_optimizer(torch, params, training["optimizer"])
-    factor = train.schedule_factor(
-        training.get("schedule", {"kind": "constant"}),
-        float(training["optimizer"]["lr"]))
-    # As docs/autodiff.md: LambdaLR's lambda(k) is f(k + 1).
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer,
-                                                  lambda k: factor(k + 1))
+    optimizer, scheduler = train.optimizer_and_schedule(torch, params,
+                                                        training)
     clip = float(training.get("clip_grad_norm", 0.0))
     ignore = int(training.get("ignore_index", -100))
     loss_kind = training["loss"]
@@ -695,9 +690,6 @@ def driver(args):
     import safetensors_io
 
     fwd.require_tools(args)
-    if not os.path.isdir(fwd.PEER_BLAS_DIR):
-        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
-                 "(the PyTorch peer must run on OpenBLAS)" % fwd.PEER_BLAS_DIR)
     mpi, head = versions(args)
     if not mpi.startswith("mpirun"):
         sys.exit("error: %s: apt-get install openmpi-bin libopenmpi-dev "

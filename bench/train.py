@@ -189,6 +189,18 @@ def make_optimizer(torch, params, optimizer):
                eps=float(optimizer.get("eps", 1e-8)), weight_decay=decay)
 
 
+def optimizer_and_schedule(torch, params, training):
+    """The artifact's optimizer over `params` and its schedule, as a
+    LambdaLR stepped after each update (docs/autodiff.md: lambda(k) is
+    f(k + 1))."""
+    optimizer = make_optimizer(torch, params, training["optimizer"])
+    factor = schedule_factor(training.get("schedule", {"kind": "constant"}),
+                             float(training["optimizer"]["lr"]))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer,
+                                                  lambda k: factor(k + 1))
+    return optimizer, scheduler
+
+
 def worker_torch(args):
     import numpy as np
     import torch
@@ -209,12 +221,7 @@ def worker_torch(args):
     labels = torch.from_numpy(np.array(batch[training["labels"][0]]))
     del batch
     params = [p for p in module.parameters() if p.requires_grad]
-    optimizer = make_optimizer(torch, params, training["optimizer"])
-    factor = schedule_factor(training.get("schedule", {"kind": "constant"}),
-                             float(training["optimizer"]["lr"]))
-    # As docs/autodiff.md: LambdaLR's lambda(k) is f(k + 1).
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer,
-                                                  lambda k: factor(k + 1))
+    optimizer, scheduler = optimizer_and_schedule(torch, params, training)
     clip = float(training.get("clip_grad_norm", 0.0))
     ignore = int(training.get("ignore_index", -100))
     loss_kind = training["loss"]
@@ -363,9 +370,6 @@ def driver(args):
     import safetensors_io
 
     fwd.require_tools(args)
-    if not os.path.isdir(fwd.PEER_BLAS_DIR):
-        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
-                 "(the PyTorch peer must run on OpenBLAS)" % fwd.PEER_BLAS_DIR)
     os.makedirs(CACHE_DIR, exist_ok=True)
     cpu, isa, cpus, usable = fwd.machine_description()
     load = os.getloadavg()

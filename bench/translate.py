@@ -318,9 +318,6 @@ def summarise_side(result, target_tokens, sources):
 
 def driver(args):
     fwd.require_tools(args)
-    if not os.path.isdir(fwd.PEER_BLAS_DIR):
-        sys.exit("error: %s is missing: apt-get install libopenblas0-openmp "
-                 "(the PyTorch peer must run on OpenBLAS)" % fwd.PEER_BLAS_DIR)
     if not 1 <= args.beam <= args.batch:
         sys.exit("error: --beam must be in [1, --batch]")
     work = os.path.join(CACHE_DIR, "%s-b%d-s%d-t%d" % (
