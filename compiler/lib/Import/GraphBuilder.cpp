@@ -228,7 +228,13 @@ FailureOr<Value> GraphBuilder::linear(const LayerSite &site, Value x,
     return failure();
   Value transposed =
       nn::TransposeOp::create(b, site.loc, *weight, ArrayRef<int64_t>{1, 0});
+  // A vector is one row, as torch.nn.Linear takes it: [in] -> [1, in] -> [out].
+  bool vector = shape(x).size() == 1;
+  if (vector)
+    x = nn::ReshapeOp::create(b, site.loc, x, ArrayRef<int64_t>{1, inFeatures});
   Value y = nn::MatmulOp::create(b, site.loc, x, transposed);
+  if (vector)
+    y = nn::ReshapeOp::create(b, site.loc, y, ArrayRef<int64_t>{outFeatures});
   if (!bias)
     return y;
   FailureOr<Value> biasValue =
