@@ -41,11 +41,15 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> specPath(cl::Positional, cl::Required,
+/// transfuse-compile's own options, which --help lists with MLIR's.
+static cl::OptionCategory compileCategory("transfuse-compile options");
+
+static cl::opt<std::string> specPath(cl::cat(compileCategory), cl::Positional,
+                                     cl::Required,
                                      cl::desc("<model.pbtxt|model.onnx>"));
 enum class InputFormat { Auto, Spec, Onnx };
 static cl::opt<InputFormat> inputFormat(
-    "input-format", cl::init(InputFormat::Auto),
+    cl::cat(compileCategory), "input-format", cl::init(InputFormat::Auto),
     cl::desc("What the input is (default: told by its content)"),
     cl::values(clEnumValN(InputFormat::Auto, "auto",
                           "an ONNX model if named *.onnx or if it parses as "
@@ -54,33 +58,35 @@ static cl::opt<InputFormat> inputFormat(
                           "a model spec (text, or binary *.pb)"),
                clEnumValN(InputFormat::Onnx, "onnx", "an ONNX model")));
 static cl::opt<std::string> weightsOut(
-    "weights-out", cl::value_desc("file"),
+    cl::cat(compileCategory), "weights-out", cl::value_desc("file"),
     cl::desc("ONNX input: write the initializers' values, the model's "
              "weights, to this safetensors file (default: beside the "
              "artifact, as NAME.safetensors)"));
 static cl::list<std::string> frozen(
-    "freeze", cl::CommaSeparated, cl::value_desc("initializer,..."),
+    cl::cat(compileCategory), "freeze", cl::CommaSeparated,
+    cl::value_desc("initializer,..."),
     cl::desc("ONNX input: keep these float initializers constant, out of "
              "the parameters and the weights file (not trained)"));
 static cl::opt<std::string> trainConfig(
-    "train-config", cl::value_desc("file"),
+    cl::cat(compileCategory), "train-config", cl::value_desc("file"),
     cl::desc("ONNX input: the training settings (a spec holding only "
              "'training' and the 'dims' it names; docs/onnx.md)"));
 static cl::opt<bool> listUnsupported(
-    "list-unsupported",
+    cl::cat(compileCategory), "list-unsupported",
     cl::desc("ONNX input: print every node the importer cannot convert, "
              "one per line, and exit (0 when there is none)"));
 static cl::list<std::string>
-    dimOverrides("D", cl::Prefix, cl::value_desc("name=value"),
+    dimOverrides(cl::cat(compileCategory), "D", cl::Prefix,
+                 cl::value_desc("name=value"),
                  cl::desc("Override a named size of the spec (batch, ...)"));
 static cl::opt<std::string>
-    compileTo("compile-to", cl::value_desc("phase"),
+    compileTo(cl::cat(compileCategory), "compile-to", cl::value_desc("phase"),
               cl::desc("Stop after this phase (import, graph, fuse, autodiff, "
                        "optimizer, plan, [kernels with --target=cuda,] "
                        "codegen; default fuse, or codegen with --target)"));
 enum class Emit { Mlir, Summary, LLVM, PTX, Artifact };
 static cl::opt<Emit> emit(
-    "emit",
+    cl::cat(compileCategory), "emit",
     cl::desc("What to write (default: mlir, or artifact with "
              "--target)"),
     cl::values(clEnumValN(Emit::Mlir, "mlir", "the IR after the last phase"),
@@ -93,53 +99,56 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Artifact, "artifact",
                           "the .tfm artifact (code and manifest)")));
 static cl::opt<std::string>
-    target("target", cl::value_desc("cpu|cuda"),
+    target(cl::cat(compileCategory), "target", cl::value_desc("cpu|cuda"),
            cl::desc("Compile to an artifact for this target"));
 static cl::opt<std::string> cudaArchs(
-    "cuda-arch", cl::init("sm_80,sm_90"), cl::value_desc("sm_XY,..."),
+    cl::cat(compileCategory), "cuda-arch", cl::init("sm_80,sm_90"),
+    cl::value_desc("sm_XY,..."),
     cl::desc("GPU architectures of the kernels (--target=cuda): a cubin "
              "each, and PTX of the last for newer GPUs"));
 enum class Precision { F32, TF32 };
 static cl::opt<Precision> precision(
-    "precision", cl::init(Precision::F32),
+    cl::cat(compileCategory), "precision", cl::init(Precision::F32),
     cl::desc("The GEMMs' arithmetic (--target=cuda)"),
     cl::values(clEnumValN(Precision::F32, "f32", "IEEE fp32 throughout"),
                clEnumValN(Precision::TF32, "tf32",
                           "inputs rounded to TF32 on tensor cores, fp32 "
                           "accumulation")));
 static cl::opt<std::string>
-    cudaPath("cuda-path", cl::value_desc("dir"),
+    cudaPath(cl::cat(compileCategory), "cuda-path", cl::value_desc("dir"),
              cl::desc("The CUDA toolkit (default: $CUDA_HOME, $CUDA_PATH, "
                       "/usr/local/cuda)"));
 static cl::opt<std::string> ptxasReport(
-    "ptxas-report", cl::value_desc("file"),
+    cl::cat(compileCategory), "ptxas-report", cl::value_desc("file"),
     cl::desc("Write ptxas's report of every kernel (registers, spills) for "
              "every architecture to FILE (--target=cuda)"));
 static cl::opt<std::string>
-    cpuName("cpu", cl::value_desc("name"),
+    cpuName(cl::cat(compileCategory), "cpu", cl::value_desc("name"),
             cl::desc("The LLVM CPU to generate code for (default: this host)"));
 static cl::opt<std::string>
-    outputPath("o", cl::init("-"), cl::value_desc("file"),
+    outputPath(cl::cat(compileCategory), "o", cl::init("-"),
+               cl::value_desc("file"),
                cl::desc("Output file (default stdout)"));
 static cl::opt<bool> inferenceOnly(
-    "inference-only",
+    cl::cat(compileCategory), "inference-only",
     cl::desc("Leave out the training entry points (loss_and_grads, "
              "train_step): a smaller artifact, compiled faster"));
 static cl::opt<uint64_t> memoryLimitGiB(
-    "memory-limit", cl::init(64), cl::value_desc("GiB"),
+    cl::cat(compileCategory), "memory-limit", cl::init(64),
+    cl::value_desc("GiB"),
     cl::desc("Refuse, after fusion, a model whose estimated memory "
              "(parameters, optimizer state, activations) exceeds this"));
 static cl::opt<bool> dataParallel(
-    "data-parallel",
+    cl::cat(compileCategory), "data-parallel",
     cl::desc("Average the gradients over the processes of an MPI run "
              "(mpirun -np N transfuse-train): each trains on its shard of "
              "every batch; over MPI on the CPU, NCCL on GPUs"));
 static cl::opt<double> bucketMiB(
-    "bucket-mib", cl::init(4), cl::value_desc("MiB"),
+    cl::cat(compileCategory), "bucket-mib", cl::init(4), cl::value_desc("MiB"),
     cl::desc("With --data-parallel: the gradient bytes per all-reduce; "
              "smaller buckets start exchanging earlier in backward"));
 static cl::opt<std::string> dumpPhasesTo(
-    "dump-phases-to", cl::value_desc("dir"),
+    cl::cat(compileCategory), "dump-phases-to", cl::value_desc("dir"),
     cl::desc("Write the IR after every phase to DIR/NN-PHASE.mlir"));
 
 static LogicalResult writeFile(StringRef path,
@@ -566,6 +575,13 @@ static LogicalResult compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // LLVM's own options (code generation, ...) still work but stay out of
+  // --help, which lists ours and MLIR's (registered below); --help-hidden
+  // lists them all.
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (!llvm::is_contained(option->Categories, &compileCategory) &&
+        !name.starts_with("help") && name != "version")
+      option->setHiddenFlag(cl::Hidden);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
