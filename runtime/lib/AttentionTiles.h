@@ -342,21 +342,59 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
     dotBlocks<Rows, 1>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
 }
 
+/// Lane l of the result is the sum of the lanes of x[bitReversed(l)]: four
+/// rounds, each adding the halves of blocks of lanes of two vectors side by
+/// side (8 + 4 + 2 + 1 vector additions for 16 sums, where a horizontal sum
+/// of each vector would take 15 dependent scalar additions).
+TF_INLINE v16 sumLanesOf16(v16 *x) {
+  const v16i lo8 = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
+  const v16i hi8 = lo8 + 8;
+  const v16i lo4 = {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27};
+  const v16i hi4 = lo4 + 4;
+  const v16i lo2 = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
+  const v16i hi2 = lo2 + 2;
+  const v16i lo1 = {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
+  const v16i hi1 = lo1 + 1;
+  for (int i = 0; i < 8; ++i)
+    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo8) +
+           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi8);
+  for (int i = 0; i < 4; ++i)
+    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo4) +
+           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi4);
+  for (int i = 0; i < 2; ++i)
+    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo2) +
+           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi2);
+  return __builtin_shuffle(x[0], x[1], lo1) +
+         __builtin_shuffle(x[0], x[1], hi1);
+}
+
 /// The scaled scores of one query row against keys [j0, j0 + n) of pair
 /// (b, h) into `out`, each a dot product with the key's row where it is:
-/// for a single query row, cheaper than transposing the keys first.
+/// for a single query row, cheaper than transposing the keys first. Sixteen
+/// keys at a time, each with its own accumulator (sixteen independent FMA
+/// chains), their lanes summed together (sumLanesOf16); out is written up
+/// to n rounded up to kLanes, the keys past n repeating the last one.
 TF_INLINE void rowScores(const Problem &p, const float *query, int64_t b,
                          int64_t h, int64_t j0, int64_t n, float *out) {
+  // Key j goes to slot bitReversed(j), so that lane j of the sums is key j.
+  static constexpr int kSlot[kLanes] = {0, 8, 4, 12, 2, 10, 6, 14,
+                                        1, 9, 5, 13, 3, 11, 7, 15};
   int64_t vectorEnd = p.dk / kLanes * kLanes;
-  for (int64_t j = 0; j < n; ++j) {
-    const float *key = p.k.at(b, h, j0 + j);
-    v16 acc = {};
-    for (int64_t d = 0; d < vectorEnd; d += kLanes)
-      acc += load(query + d) * load(key + d);
-    float score = horizontalSum(acc);
+  for (int64_t jb = 0; jb < n; jb += kLanes) {
+    const float *key[kLanes];
+    for (int64_t j = 0; j < kLanes; ++j)
+      key[j] = p.k.at(b, h, j0 + std::min(jb + j, n - 1));
+    v16 acc[kLanes] = {};
+    for (int64_t d = 0; d < vectorEnd; d += kLanes) {
+      v16 q = load(query + d);
+      for (int64_t j = 0; j < kLanes; ++j)
+        acc[kSlot[j]] += q * load(key[j] + d);
+    }
+    v16 scores = sumLanesOf16(acc);
     for (int64_t d = vectorEnd; d < p.dk; ++d)
-      score += query[d] * key[d];
-    out[j] = score * p.scale;
+      for (int64_t j = 0; j < kLanes; ++j)
+        scores[j] += query[d] * key[j][d];
+    store(out + jb, scores * p.scale);
   }
 }
 
@@ -461,6 +499,30 @@ TF_INLINE void weightedBlocks(float *acc, const float *weights,
       store(acc + r * width + k * kLanes, sums[k][r]);
 }
 
+/// acc[k * kLanes + j] += Σ_i weights[i] · columns[i][k * kLanes + j] for
+/// `Blocks` blocks of kLanes columns of n matrix rows (`stride` apart), for
+/// a single row: the even and the odd i go to separate sums, added at the
+/// end, for 2 · Blocks independent FMA chains.
+template <int64_t Blocks>
+TF_INLINE void weightedRowBlocks(float *acc, const float *weights,
+                                 const float *columns, int64_t stride,
+                                 int64_t n) {
+  v16 even[Blocks], odd[Blocks] = {};
+  for (int64_t k = 0; k < Blocks; ++k)
+    even[k] = load(acc + k * kLanes);
+  int64_t i = 0;
+  for (; i + 1 < n; i += 2)
+    for (int64_t k = 0; k < Blocks; ++k) {
+      even[k] += weights[i] * load(columns + i * stride + k * kLanes);
+      odd[k] += weights[i + 1] * load(columns + (i + 1) * stride + k * kLanes);
+    }
+  for (; i < n; ++i)
+    for (int64_t k = 0; k < Blocks; ++k)
+      even[k] += weights[i] * load(columns + i * stride + k * kLanes);
+  for (int64_t k = 0; k < Blocks; ++k)
+    store(acc + k * kLanes, even[k] + odd[k]);
+}
+
 /// acc[r] += Σ_j weights[r][j] · matrix[j] for every row of the tile, over
 /// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
 /// columns stays in registers for all rows while the matrix streams past,
@@ -472,6 +534,14 @@ TF_INLINE void addWeightedRows(float *acc, const float *weights,
                                int64_t width, int64_t n) {
   int64_t vectorEnd = width / kLanes * kLanes;
   int64_t block = 0;
+  if constexpr (Rows == 1) {
+    // One row (a decoding step's query): four blocks at a time, a head of
+    // 64 in one pass over the rows.
+    for (; block + 4 * kLanes <= vectorEnd; block += 4 * kLanes)
+      weightedRowBlocks<4>(acc + block, weights, matrix + block, stride, n);
+    for (; block < vectorEnd; block += kLanes)
+      weightedRowBlocks<1>(acc + block, weights, matrix + block, stride, n);
+  }
   for (; block + 2 * kLanes <= vectorEnd; block += 2 * kLanes)
     weightedBlocks<Rows, 2>(acc + block, weights, matrix + block, stride, width,
                             n);

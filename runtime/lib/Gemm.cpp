@@ -214,6 +214,8 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   auto [rows, columns] = tilesOf(m, n, k);
   int64_t tiles = rows.count * columns.count;
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n;
+  // A decoding step's product: the weight read where it lies (FewRowsGemm).
+  bool fewRows = m <= kFewRows && !trans_a && trans_b;
   parallelFor(batch * tiles, 1, [&](int64_t begin, int64_t end) {
     SingleThreadedBlas singleThreaded;
     for (int64_t tile = begin; tile < end; ++tile) {
@@ -230,6 +232,8 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
         // differ on whether they touch C at all then.
         for (int64_t r = 0; r < height; ++r)
           std::fill_n(ci + r * ldc, width, 0.0f);
+      } else if (fewRows) {
+        fewRowsGemm(height, width, k, ai, lda, bi, ldb, ci, ldc);
       } else {
         sgemm(kRowMajor, trans_a ? kTrans : kNoTrans,
               trans_b ? kTrans : kNoTrans, static_cast<int>(height),

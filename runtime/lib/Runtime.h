@@ -484,6 +484,15 @@ struct Blas {
 /// OpenBLAS, loaded on first use; TF_ERROR_UNSUPPORTED if it cannot be.
 const Blas &blas();
 
+/// Rows of A at most, for fewRowsGemm.
+constexpr int64_t kFewRows = 16;
+
+/// c[height][width] = a[height][k] · b[width][k]ᵀ for height <= kFewRows,
+/// rows lda, ldb and ldc apart, on the calling thread (FewRowsGemm.cpp).
+void fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
+                 int64_t lda, const float *b, int64_t ldb, float *c,
+                 int64_t ldc);
+
 } // namespace transfuse::rt
 
 #endif // TRANSFUSE_RUNTIME_LIB_RUNTIME_H

@@ -82,6 +82,16 @@ TEST(RuntimeAttention, KeysHiddenFromEveryRowAreSkipped) {
   check(c);
 }
 
+TEST(RuntimeAttention, SingleQueryRow) {
+  // A decoding step's query scores its keys sixteen at a time (a count of
+  // keys that is no multiple of 16, a head dim with a scalar tail) and sums
+  // the values in blocks of four vectors, then one, then a scalar tail.
+  check({2, 2, 1, 300, 64, 64});
+  check({1, 3, 1, 37, 20, 72});
+  check({1, 1, 1, 5, 16, 48});
+  check({1, 1, 1, 3, 7, 5});
+}
+
 TEST(RuntimeAttention, FloatMaskIsAddedAfterTheCausalFill) {
   check({2, 2, 6, 10, 8, 8, false, 2, true});
   check({2, 2, 6, 6, 8, 8, true, 2, false, -1e9});

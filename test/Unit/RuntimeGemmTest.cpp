@@ -2,6 +2,8 @@
 #include "RuntimeTesting.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -168,6 +170,48 @@ TEST(RuntimeGemm, ResultsDoNotDependOnTheThreadCount) {
   // balance, the last one shorter.
   expectThreadCountIndependent(1100, 1100);
   expectThreadCountIndependent(2100, 512);
+}
+
+/// Whether OpenBLAS runs its SkylakeX kernels: the runtime names them on
+/// every AVX-512 CPU unless OPENBLAS_CORETYPE names another core.
+bool runsSkylakeXKernels() {
+  __builtin_cpu_init();
+  const char *core = std::getenv("OPENBLAS_CORETYPE");
+  return __builtin_cpu_supports("avx512f") &&
+         (!core || std::strcmp(core, "SkylakeX") == 0);
+}
+
+TEST(RuntimeGemm, FewRowsAreTheRowsOfALargerProduct) {
+  // A decoding step multiplies 16 rows by a weight (the runtime's own
+  // kernel, weight read in place); the full forward multiplies those rows
+  // among many (OpenBLAS). With OpenBLAS's SkylakeX kernels both sum in the
+  // same panels: the same bits, whatever the depth (one panel, two, a
+  // split remainder). Under other kernels they agree to rounding.
+  const int64_t rows = 64, few = 16, n = 40;
+  bool sameBits = runsSkylakeXKernels();
+  if (!sameBits)
+    std::printf("OpenBLAS runs other kernels than SkylakeX here: comparing "
+                "to rounding, not bits\n");
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist;
+  for (int64_t k : {7, 256, 448, 512, 1024, 1028, 3000}) {
+    std::vector<float> a(rows * k), w(n * k), bias(n);
+    for (std::vector<float> *v : {&a, &w, &bias})
+      for (float &x : *v)
+        x = dist(rng);
+    std::vector<float> all(rows * n), firstRows(few * n);
+    tfrt_matmul_f32(1, rows, n, k, a.data(), 0, w.data(), 0, 0, 1, bias.data(),
+                    0, all.data(), 0);
+    tfrt_matmul_f32(1, few, n, k, a.data(), 0, w.data(), 0, 0, 1, bias.data(),
+                    0, firstRows.data(), 0);
+    for (int64_t e = 0; e < few * n; ++e) {
+      if (sameBits)
+        ASSERT_EQ(firstRows[e], all[e]) << "k " << k << ", element " << e;
+      else
+        ASSERT_NEAR(firstRows[e], all[e], 1e-6 * std::sqrt(double(k)) * 8)
+            << "k " << k << ", element " << e;
+    }
+  }
 }
 
 TEST(RuntimeGemm, EmptyOutputsTouchNothing) {
