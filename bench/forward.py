@@ -435,17 +435,32 @@ def worker_weights(args):
 
 # --- The driver ----------------------------------------------------------------
 
+# Stripped from every worker's environment: the shell's OpenBLAS settings
+# (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, which changes OpenBLAS's blocking,
+# ...), thread counts, wait policy, library paths and preloads; each side
+# gets its own.
+STRIPPED = ("LD_LIBRARY_PATH", "LD_PRELOAD", "OMP_NUM_THREADS",
+            "OMP_WAIT_POLICY", "MKL_NUM_THREADS")
+STRIPPED_PREFIXES = ("OPENBLAS_",)
+
+
+def clean_environment(stripped=(), prefixes=()):
+    """os.environ without STRIPPED and STRIPPED_PREFIXES, nor `stripped`
+    and `prefixes`."""
+    names = STRIPPED + tuple(stripped)
+    starts = STRIPPED_PREFIXES + tuple(prefixes)
+    return {k: v for k, v in os.environ.items()
+            if k not in names and not k.startswith(starts)}
+
+
 def spawn_worker(script, kind, args, threads, peer, flags):
     """Runs `script --worker KIND --threads N FLAGS` in a clean environment
-    (bench/train.py and bench/generate.py): the peer on its own BLAS with
+    (clean_environment; bench/train.py, generate.py, translate.py): the
+    peer on its own BLAS with
     OMP_NUM_THREADS, both with --openblas-core and --omp-wait-policy.
     Returns the worker's BENCH-RESULT with `others_busy`, the share of the
     CPUs other processes used meanwhile, and `wall_s`."""
-    env = dict(os.environ)
-    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE",
-                 "OMP_WAIT_POLICY", "LD_PRELOAD"):
-        env.pop(name, None)
+    env = clean_environment()
     if args.openblas_core:
         env["OPENBLAS_CORETYPE"] = args.openblas_core
     if args.omp_wait_policy != "default":
@@ -479,10 +494,7 @@ def run_measured(kind, command, env):
 
 def run_worker(kind, args, extra, peer, core=None, preload=None,
                python=sys.executable):
-    env = dict(os.environ)
-    for name in ("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                 "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_VERBOSE"):
-        env.pop(name, None)
+    env = clean_environment()
     core = core or args.openblas_core
     if core:
         env["OPENBLAS_CORETYPE"] = core

@@ -73,14 +73,12 @@ MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to",
 SIDES = ("ours1", "oursN", "oursN-blocking", "oursN-alone", "torch1",
          "torchN")
 SIDE_NAMES = "ours 1 / N / N no overlap / N independent / torch 1 / DDP"
-# Stripped from every worker's environment: the shell's OpenBLAS settings
-# (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE, ...), thread counts, preloads,
-# and anything that would make a single process think mpirun started it.
-STRIPPED = ("LD_LIBRARY_PATH", "LD_PRELOAD", "OMP_NUM_THREADS",
-            "OMP_WAIT_POLICY", "MKL_NUM_THREADS",
-            "TRANSFUSE_ALL_REDUCE_OVERLAP", "MASTER_ADDR", "MASTER_PORT",
+# Stripped from every worker's environment besides what
+# fwd.clean_environment strips: anything that would make a single process
+# think mpirun started it.
+STRIPPED = ("TRANSFUSE_ALL_REDUCE_OVERLAP", "MASTER_ADDR", "MASTER_PORT",
             "RANK", "WORLD_SIZE", "LOCAL_RANK")
-STRIPPED_PREFIXES = ("OPENBLAS_", "OMPI_", "PMIX_", "PMI_")
+STRIPPED_PREFIXES = ("OMPI_", "PMIX_", "PMI_")
 
 
 # --- Shared by the workers -----------------------------------------------------
@@ -411,8 +409,7 @@ def last_error(stderr):
 def worker_env(args, peer):
     """A clean environment for a worker (see STRIPPED): OMP_WAIT_POLICY as
     --omp-wait-policy, OMP_NUM_THREADS=--threads, the peer on OpenBLAS."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in STRIPPED and not k.startswith(STRIPPED_PREFIXES)}
+    env = fwd.clean_environment(STRIPPED, STRIPPED_PREFIXES)
     if args.openblas_core:
         env["OPENBLAS_CORETYPE"] = args.openblas_core
     if args.omp_wait_policy != "default":
