@@ -137,8 +137,12 @@ TF_INLINE void scoreGradients(const Problem &p, Scratch &s, const Tile &t,
     if (!p.hidesKeys() || r >= t.rows)
       continue;
     const int32_t *hidden = s.hidden.data() + t.maskSlot(p, r) * p.sk;
-    for (int64_t j = j0; j < j0 + n; ++j)
-      if (isHidden(p, hidden, t.i0 + r, j))
+    int64_t i = t.i0 + r, j = j0;
+    for (; j + kLanes <= j0 + n; j += kLanes)
+      store(grads + j - j0, select(hiddenLanes(p, hidden, i, j), splat(0.0f),
+                                   load(grads + j - j0)));
+    for (; j < j0 + n; ++j)
+      if (isHidden(p, hidden, i, j))
         grads[j - j0] = 0.0f;
   }
 }

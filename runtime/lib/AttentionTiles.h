@@ -303,6 +303,17 @@ TF_INLINE bool isHidden(const Problem &p, const int32_t *hidden, int64_t i,
   return (p.causal && j > i) || (p.maskKind == kByteMask && hidden[j]);
 }
 
+/// isHidden for keys j to j + kLanes - 1, each lane all ones (hidden) or
+/// all zeros.
+TF_INLINE v16i hiddenLanes(const Problem &p, const int32_t *hidden, int64_t i,
+                           int64_t j) {
+  const v16i lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  v16i hide = p.maskKind == kByteMask ? loadInts(hidden + j) : v16i{};
+  if (p.causal)
+    hide |= lane + static_cast<int32_t>(j - i) > 0;
+  return hide;
+}
+
 /// out[r * kKeys + k * kLanes + j] = factor · rows[r] · columns[k * kLanes
 /// + j] for `Blocks` blocks of kLanes packed columns (`stride` apart per
 /// depth): Blocks · Rows independent sums.
@@ -342,30 +353,46 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
     dotBlocks<Rows, 1>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
 }
 
+/// One round of sumLanesOf16 for blocks of 2·W lanes: lanes [2Wk, 2Wk + W)
+/// of the result add the two halves of block k of a, the next W lanes
+/// those of block k of b.
+TF_INLINE v16 foldHalves8(v16 a, v16 b) {
+  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19,
+                                 20, 21, 22, 23) +
+         __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26,
+                                 27, 28, 29, 30, 31);
+}
+TF_INLINE v16 foldHalves4(v16 a, v16 b) {
+  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11,
+                                 24, 25, 26, 27) +
+         __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14,
+                                 15, 28, 29, 30, 31);
+}
+TF_INLINE v16 foldHalves2(v16 a, v16 b) {
+  return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25,
+                                 12, 13, 28, 29) +
+         __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26,
+                                 27, 14, 15, 30, 31);
+}
+TF_INLINE v16 foldHalves1(v16 a, v16 b) {
+  return __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10,
+                                 26, 12, 28, 14, 30) +
+         __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11,
+                                 27, 13, 29, 15, 31);
+}
+
 /// Lane l of the result is the sum of the lanes of x[bitReversed(l)]: four
-/// rounds, each adding the halves of blocks of lanes of two vectors side by
-/// side (8 + 4 + 2 + 1 vector additions for 16 sums, where a horizontal sum
-/// of each vector would take 15 dependent scalar additions).
+/// rounds of foldHalves (8 + 4 + 2 + 1 vector additions for 16 sums, where
+/// a horizontal sum of each vector would take 15 dependent scalar
+/// additions).
 TF_INLINE v16 sumLanesOf16(v16 *x) {
-  const v16i lo8 = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
-  const v16i hi8 = lo8 + 8;
-  const v16i lo4 = {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27};
-  const v16i hi4 = lo4 + 4;
-  const v16i lo2 = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
-  const v16i hi2 = lo2 + 2;
-  const v16i lo1 = {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
-  const v16i hi1 = lo1 + 1;
   for (int i = 0; i < 8; ++i)
-    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo8) +
-           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi8);
+    x[i] = foldHalves8(x[2 * i], x[2 * i + 1]);
   for (int i = 0; i < 4; ++i)
-    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo4) +
-           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi4);
+    x[i] = foldHalves4(x[2 * i], x[2 * i + 1]);
   for (int i = 0; i < 2; ++i)
-    x[i] = __builtin_shuffle(x[2 * i], x[2 * i + 1], lo2) +
-           __builtin_shuffle(x[2 * i], x[2 * i + 1], hi2);
-  return __builtin_shuffle(x[0], x[1], lo1) +
-         __builtin_shuffle(x[0], x[1], hi1);
+    x[i] = foldHalves2(x[2 * i], x[2 * i + 1]);
+  return foldHalves1(x[0], x[1]);
 }
 
 /// The scaled scores of one query row against keys [j0, j0 + n) of pair
@@ -406,10 +433,6 @@ template <int64_t Rows = kRows>
 TF_INLINE void maskScores(const Problem &p, TileScratch &s, const Tile &t,
                           int64_t j0, int64_t n) {
   bool hides = p.hidesKeys(), adds = p.maskKind == kFloatMask;
-  bool bytes = p.maskKind == kByteMask;
-  v16i lane;
-  for (int l = 0; l < kLanes; ++l)
-    lane[l] = l;
   for (int64_t r = 0; r < Rows; ++r) {
     float *row = s.scores.data() + r * kKeys;
     std::fill(row + n, row + roundUp(n, kLanes), kNegInf);
@@ -421,12 +444,8 @@ TF_INLINE void maskScores(const Problem &p, TileScratch &s, const Tile &t,
     int64_t j = j0;
     for (; j + kLanes <= j0 + n; j += kLanes) {
       v16 x = load(row + j - j0);
-      if (hides) {
-        v16i hide = bytes ? loadInts(hidden + j) : v16i{};
-        if (p.causal)
-          hide |= lane + static_cast<int32_t>(j - i) > 0;
-        x = select(hide, splat(p.fill), x);
-      }
+      if (hides)
+        x = select(hiddenLanes(p, hidden, i, j), splat(p.fill), x);
       store(row + j - j0, adds ? x + load(bias + j) : x);
     }
     for (; j < j0 + n; ++j) {
