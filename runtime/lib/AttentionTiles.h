@@ -3,7 +3,8 @@
 // The forward (Attention.cpp) and the backward (AttentionBackward.cpp) walk
 // the same tiles: kRows query rows against kKeys keys at a time, with kᵀ of
 // the (batch, head) pair packed once and the mask of the tile's rows read
-// once. This header holds the pieces they share: 16-float vectors and e^x,
+// once. This header holds the pieces they share: e^x (16-float vectors,
+// Vectors.h),
 // the problem as the C arguments give it, the masked scores of a tile, the
 // online softmax step, the dropout mask of a tile, and the two
 // register-tiled products (a tile of weights times rows of a matrix, and
@@ -17,6 +18,7 @@
 
 #include "Philox.h"
 #include "Runtime.h"
+#include "Vectors.h"
 #include "shared/Philox.h"
 
 #include <cmath>
@@ -27,39 +29,12 @@
 
 namespace transfuse::rt::attention {
 
-using v16 = float __attribute__((vector_size(64)));
-using v16i = int32_t __attribute__((vector_size(64)));
-constexpr int64_t kLanes = 16;
 /// Query rows per register tile: each packed key vector feeds kRows FMAs.
 constexpr int64_t kRows = 8;
 /// Keys per step of a tile; a multiple of kLanes.
 constexpr int64_t kKeys = 256;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-#define TF_INLINE inline __attribute__((always_inline))
-
-TF_INLINE v16 load(const float *p) {
-  v16 x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-TF_INLINE void store(float *p, v16 x) { std::memcpy(p, &x, sizeof x); }
-TF_INLINE v16 splat(float x) { return v16{} + x; }
-TF_INLINE v16i loadInts(const int32_t *p) {
-  v16i x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-/// mask ? a : b in each lane, for lanes of mask all ones or all zeros: as
-/// bitwise operations, which vectorise where a select of floats by an
-/// integer vector may not.
-TF_INLINE v16 select(v16i mask, v16 a, v16 b) {
-  return (v16)(((v16i)a & mask) | ((v16i)b & ~mask));
-}
-TF_INLINE int64_t roundUp(int64_t n, int64_t to) {
-  return (n + to - 1) / to * to;
-}
 
 /// e^x: Cephes' single-precision range reduction and polynomial (about
 /// 1 ulp), branch-free. Below -87.3 (e^x under FLT_MIN) it is 0, so a -inf

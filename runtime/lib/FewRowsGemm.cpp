@@ -13,6 +13,7 @@
 // depend on the shape only).
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
+#include "Vectors.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,8 +22,6 @@
 namespace transfuse::rt {
 namespace {
 
-using v16 = float __attribute__((vector_size(64)));
-constexpr int64_t kLanes = 16;
 /// Columns of C per pass over k: one accumulator each, enough independent
 /// chains to keep both FMA pipes busy.
 constexpr int64_t kColumns = 8;
@@ -42,17 +41,9 @@ inline int64_t panelDepth(int64_t remaining) {
   return remaining;
 }
 
-inline v16 load(const float *p) {
-  v16 x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
-
-} // namespace
-
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
-            int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+TF_INLINE void multiplyFewRows(int64_t height, int64_t width, int64_t k,
+                               const float *a, int64_t lda, const float *b,
+                               int64_t ldb, float *c, int64_t ldc) {
   // Aᵀ, its rows past `height` zero: [k][16].
   thread_local std::vector<float> transposed;
   transposed.resize(k * kLanes);
@@ -82,6 +73,16 @@ fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
       for (int64_t i = 0; i < height; ++i)
         c[i * ldc + j0 + j] = sum[j][i];
   }
+}
+
+} // namespace
+
+// Cloned per instruction set; everything that takes or returns a vector is
+// inlined into the clones (Vectors.h).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
+            int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  multiplyFewRows(height, width, k, a, lda, b, ldb, c, ldc);
 }
 
 } // namespace transfuse::rt

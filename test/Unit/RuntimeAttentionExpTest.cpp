@@ -15,8 +15,8 @@
 
 namespace {
 
+using transfuse::rt::splat;
 using transfuse::rt::attention::exp16;
-using transfuse::rt::attention::splat;
 
 float lane0(float x) { return exp16(splat(x))[0]; }
 
@@ -63,7 +63,7 @@ TEST(RuntimeAttentionExp, ZeroBelowTheNormalsNaNKept) {
 }
 
 TEST(RuntimeAttentionExp, EveryLaneOnItsOwn) {
-  using transfuse::rt::attention::v16;
+  using transfuse::rt::v16;
   v16 x;
   for (int i = 0; i < 16; ++i)
     x[i] = -5.0f + 0.75f * i;
