@@ -453,7 +453,8 @@ def clean_environment(stripped=(), prefixes=()):
             if k not in names and not k.startswith(starts)}
 
 
-def spawn_worker(script, kind, args, threads, peer, flags):
+def spawn_worker(script, kind, args, threads, peer, flags,
+                 python=sys.executable):
     """Runs `script --worker KIND --threads N FLAGS` in a clean environment
     (clean_environment; bench/train.py, generate.py, translate.py): the
     peer on its own BLAS with
@@ -468,7 +469,7 @@ def spawn_worker(script, kind, args, threads, peer, flags):
     if peer:
         env["LD_LIBRARY_PATH"] = PEER_BLAS_DIR
         env["OMP_NUM_THREADS"] = str(threads)
-    command = [sys.executable, os.path.abspath(script), "--worker", kind,
+    command = [python, os.path.abspath(script), "--worker", kind,
                "--threads", str(threads)] + flags
     return run_measured(kind, command, env)
 

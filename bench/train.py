@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Training-step time of the seed models: Transfuse (CPU) against PyTorch
-eager, side by side, on the same weights, batch and thread count.
+eager and, when bench/.venv has PyTorch 2, torch.compile, side by side, on
+the same weights, batch and thread count.
 
     /usr/bin/python3 bench/train.py [--models NAME ...] [--threads 2] [--repeats N]
 
@@ -28,7 +29,9 @@ import os
 import platform
 import re
 import resource
+import subprocess
 import sys
+import time
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH_DIR)
@@ -216,6 +219,10 @@ def worker_torch(args):
     smoothing = float(args.label_smoothing)
     module = reference_models.build(args.model).train()
     fwd.load_weights(module, args.weights)
+    if args.torch_compile:
+        # PyTorch 2's compiler (TorchInductor, C++/OpenMP on the CPU) on
+        # the module, forward and backward; loss and optimizer as above.
+        module = torch.compile(module)
     batch, _ = safetensors_io.load(args.inputs)
     inputs = [torch.from_numpy(np.array(batch[n])) for n in training["inputs"]]
     labels = torch.from_numpy(np.array(batch[training["labels"][0]]))
@@ -263,9 +270,13 @@ def worker_torch(args):
         if not first:
             first.append({"loss": last[0], "grad_norm": float(norm), "lr": lr})
 
+    start = time.perf_counter()
+    step()  # with --torch-compile, compiles; the first step either way
+    first_step_s = time.perf_counter() - start
     times = fwd.time_calls(step, args.warmup, args.repeats, args.min_repeats,
                            args.max_seconds)
     fwd.emit({"times": times, "first": first[0], "last_loss": last[0],
+              "first_step_s": first_step_s,
               "rss_import_kib": rss_import, "hwm_setup_kib": hwm_setup,
               "hwm_train_kib": fwd.read_status("VmHWM"),
               "maxrss_kib": peak_rss_kib(), "peak_reset": peak_reset,
@@ -276,12 +287,25 @@ def worker_torch(args):
 
 # --- The driver ----------------------------------------------------------------
 
-def run_worker(kind, args, extra, threads, peer):
+def run_worker(kind, args, extra, threads, peer, python=sys.executable):
     return fwd.spawn_worker(__file__, kind, args, threads, peer, [
         "--repeats", str(args.repeats), "--warmup", str(args.warmup),
         "--min-repeats", str(args.min_repeats),
         "--max-seconds", str(args.max_seconds),
-        "--runtime", args.runtime] + extra)
+        "--runtime", args.runtime] + extra, python=python)
+
+
+def compiler_peer_torch():
+    """The version of PyTorch 2 in bench/.venv (bench/setup.sh), whose
+    torch.compile is the third side, or None without it."""
+    if not os.path.exists(fwd.PEER_PYTHON):
+        return None
+    proc = subprocess.run([fwd.PEER_PYTHON, "-c",
+                           "import torch; print(torch.__version__)"],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True)
+    version = proc.stdout.strip()
+    return version if proc.returncode == 0 and version[:1] >= "2" else None
 
 
 def compile_spec(args, spec, tfm):
@@ -387,6 +411,12 @@ def driver(args):
     print("load average: %.2f %.2f %.2f%s" % (
         load + (("  <-- the machine is busy: timings will be noisy"
                  if load[0] > 1.5 else ""),)))
+    compiled_torch = compiler_peer_torch() if args.torch_compile_side else None
+    print("torch.compile side: %s" % (
+        "PyTorch %s from bench/.venv, TorchInductor on the module (forward "
+        "and backward), the first step's compile reported apart"
+        % compiled_torch if compiled_torch else
+        "none (bash bench/setup.sh installs PyTorch 2 into bench/.venv)"))
     print()
 
     rows, details, variants = [], [], []
@@ -418,6 +448,16 @@ def driver(args):
                 "--label-smoothing", str(label_smoothing(spec))], 1,
                 peer=True) if args.peer_one_thread and args.threads != 1 \
                 else None
+            compiled = None
+            if compiled_torch:
+                try:
+                    compiled = run_worker("torch", args, common + [
+                        "--label-smoothing", str(label_smoothing(spec)),
+                        "--torch-compile"], args.threads, peer=True,
+                        python=fwd.PEER_PYTHON)
+                except RuntimeError as error:
+                    print("%s: torch.compile: error: %s" % (model, error),
+                          flush=True)
             variant = None
             if model == SGD_VARIANT and args.optimizer_split:
                 vwork = os.path.join(CACHE_DIR, model + "_sgd")
@@ -461,6 +501,14 @@ def driver(args):
             t1 = fwd.summarise(peer1["times"])
             rows[-1].insert(9, "%.1f" % t1["median"])
             rows[-1].insert(10, "%.2fx" % (t1["median"] / o1["median"]))
+        if compiled_torch and compiled:
+            c = fwd.summarise(compiled["times"])
+            rows[-1] += ["%.1f" % c["median"], "%.0f%%" % c["spread"],
+                         "%.2fx" % (c["median"] / o["median"]),
+                         "%.0f s" % compiled["first_step_s"],
+                         "%.4f" % compiled["first"]["loss"]]
+        elif compiled_torch:
+            rows[-1] += ["error"] * 5
         details.append([
             model, "%d / %d / %d" % (o["n"], o1["n"], t["n"]),
             "%.0f / %.0f" % (fwd.mib(ours["rss_import_kib"]),
@@ -512,6 +560,9 @@ def driver(args):
               "min", "IQR", "torch/ours", "target", "RSS MiB ours / torch"]
     if args.peer_one_thread:
         header[9:9] = ["torch 1-thread ms", "torch/ours 1-thread"]
+    if compiled_torch:
+        header += ["torch.compile ms", "IQR", "compile/ours",
+                   "first step (compile)", "step-1 loss"]
     fwd.print_table(header, [r if len(r) == len(header) else
                              r + [""] * (len(header) - len(r)) for r in rows])
     if details:
@@ -549,6 +600,12 @@ def main():
                              "passive; 'default' leaves it unset)")
     parser.add_argument("--peer-one-thread", action="store_true",
                         help="time the peer on 1 thread too")
+    parser.add_argument("--no-torch-compile", dest="torch_compile_side",
+                        action="store_false",
+                        help="skip the torch.compile side (PyTorch 2 from "
+                             "bench/.venv)")
+    parser.add_argument("--torch-compile", action="store_true",
+                        help=argparse.SUPPRESS)
     parser.add_argument("--no-optimizer-split", dest="optimizer_split",
                         action="store_false",
                         help="skip the SGD copy of %s" % SGD_VARIANT)
