@@ -417,6 +417,28 @@ def worker_jax(args):
             len(os.sched_getaffinity(0)))})
 
 
+def worker_compile(args):
+    """Times torch.compile (TorchInductor's default mode) of the reference
+    module without gradients (run by bench/.venv's Python, PyTorch 2); the
+    first call, which compiles, is timed apart."""
+    import torch
+    rss_import = read_status("VmRSS")
+    torch.set_num_threads(args.threads)
+    module, _, tensors = reference_module(args)
+    compiled = torch.compile(module)
+
+    def forward():
+        with torch.no_grad():
+            return compiled(*tensors).numpy()
+
+    start = time.perf_counter()
+    forward()
+    first_call_s = time.perf_counter() - start
+    time_peer_forward(args, forward, rss_import, {
+        "version": "torch.compile of PyTorch %s (Inductor, first call %.0f s)"
+                   % (torch.__version__, first_call_s)})
+
+
 # --- Worker: the reference model's weights ------------------------------------
 
 def worker_weights(args):
@@ -546,7 +568,8 @@ def run_pypi_peers(args, model, work, tfm, weights, spec, common, ours_ms,
     onnx_path = os.path.join(work, "model.onnx")
     times, memory, diffs = [], [], []
     for kind, extra in (("ort", ["--onnx", onnx_path]),
-                        ("jax", ["--heads", str(spec_heads(spec))])):
+                        ("jax", ["--heads", str(spec_heads(spec))]),
+                        ("compile", [])):
         outputs = os.path.join(work, kind + ".safetensors")
         try:
             if kind == "ort" and not newer(onnx_path, weights, tfm):
@@ -1081,8 +1104,10 @@ def driver(args):
             args.threads, "; ".join(pypi_versions.values())))
         print_table(["model", "ORT ms", "min", "IQR", "ORT/ours",
                      "ours from the ONNX file ms", "ORT/that", "XLA ms",
-                     "min", "IQR", "XLA/ours", "peak RSS MiB ORT / XLA",
-                     "max|ours - ORT|", "max|ours - XLA|"], pypi_rows)
+                     "min", "IQR", "XLA/ours", "torch.compile ms", "min",
+                     "IQR", "compile/ours",
+                     "peak RSS MiB ORT / XLA / compile", "max|ours - ORT|",
+                     "max|ours - XLA|", "max|ours - compile|"], pypi_rows)
     if splits:
         print()
         print("Where our forward's time goes (a separate run of ours with "
@@ -1135,7 +1160,7 @@ def add_build_options(parser):
     parser.add_argument("--runtime", help=argparse.SUPPRESS)
     parser.add_argument("--worker",
                         choices=["ours", "torch", "weights", "onnx", "ort",
-                                 "jax"],
+                                 "jax", "compile"],
                         help=argparse.SUPPRESS)
 
 
@@ -1208,7 +1233,8 @@ def main():
     if args.worker:
         {"ours": worker_ours, "torch": worker_torch,
          "weights": worker_weights, "onnx": worker_onnx,
-         "ort": worker_ort, "jax": worker_jax}[args.worker](args)
+         "ort": worker_ort, "jax": worker_jax,
+         "compile": worker_compile}[args.worker](args)
     else:
         driver(args)
 
