@@ -1,5 +1,7 @@
-"""JAX twins of test/python/reference_models.py's seed models, forward in
-inference (no dropout), for bench/forward.py's XLA peer.
+"""JAX twins of test/python/reference_models.py's seed models, for
+bench/forward.py's XLA peer (inference, no dropout) and bench/train.py's
+(training: dropout where the reference module has it, with JAX's random
+bits instead of PyTorch's).
 
 Each forward takes the PyTorch reference model's parameters by their
 state_dict names (so the benchmark's weights file serves every side) and
@@ -29,6 +31,32 @@ def layer_norm(p, name, x, eps=1e-5):
         p[name + ".bias"]
 
 
+def no_dropout(x):
+    return x
+
+
+class Dropout:
+    """Inverted dropout at `rate` (the reference modules' nn.Dropout), each
+    site with its own key folded from `key`: sites are numbered in the
+    order the forward reaches them, the same in every trace."""
+
+    def __init__(self, key, rate):
+        self.key, self.rate, self.sites = key, rate, 0
+
+    def __call__(self, x):
+        if self.rate == 0.0:
+            return x
+        self.sites += 1
+        keep = jax.random.bernoulli(jax.random.fold_in(self.key, self.sites),
+                                    1.0 - self.rate, x.shape)
+        return jnp.where(keep, x / (1.0 - self.rate), 0.0)
+
+
+# The reference modules' dropout rate, by model.
+DROPOUT = {"char_lm": 0.1, "sentiment_classifier": 0.0,
+           "transformer_small": 0.1, "transformer_base": 0.1}
+
+
 def layer_count(p, prefix):
     """How many `prefix.N.` layers the parameters hold."""
     return len({k[len(prefix):].split(".")[0] for k in p if k.startswith(
@@ -51,15 +79,15 @@ def positional_encoding(length, d_model):
     return pe.at[:, 1::2].set(jnp.cos(position * div_term))
 
 
-def embeddings(p, name, tokens):
+def embeddings(p, name, tokens, drop):
     """Embeddings: the table's rows scaled by √d, plus the sinusoids."""
     table = p[name + ".weight"]
     d_model = table.shape[1]
     x = table[tokens] * math.sqrt(d_model)
-    return x + positional_encoding(tokens.shape[1], d_model)[None]
+    return drop(x + positional_encoding(tokens.shape[1], d_model)[None])
 
 
-def multi_headed_attention(p, name, heads, query, key, value, mask):
+def multi_headed_attention(p, name, heads, query, key, value, mask, drop):
     batch = query.shape[0]
     d_k = query.shape[-1] // heads
 
@@ -70,52 +98,54 @@ def multi_headed_attention(p, name, heads, query, key, value, mask):
     q, k, v = split("w_q", query), split("w_k", key), split("w_v", value)
     scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d_k)
     scores = jnp.where(mask[:, None], scores, -1e9)
-    x = jax.nn.softmax(scores, axis=-1) @ v
+    x = drop(jax.nn.softmax(scores, axis=-1)) @ v
     x = x.transpose(0, 2, 1, 3).reshape(batch, -1, heads * d_k)
     return linear(p, name + ".w_o", x)
 
 
-def feed_forward(p, name, x):
-    return linear(p, name + ".w_2", jax.nn.relu(linear(p, name + ".w_1", x)))
+def feed_forward(p, name, x, drop):
+    return linear(p, name + ".w_2",
+                  drop(jax.nn.relu(linear(p, name + ".w_1", x))))
 
 
-def encoder_layer(p, name, heads, x, mask):
-    x = layer_norm(p, name + ".norm1", x + multi_headed_attention(
-        p, name + ".self_attn", heads, x, x, x, mask))
-    return layer_norm(p, name + ".norm2",
-                      x + feed_forward(p, name + ".feed_forward", x))
+def encoder_layer(p, name, heads, x, mask, drop):
+    x = layer_norm(p, name + ".norm1", x + drop(multi_headed_attention(
+        p, name + ".self_attn", heads, x, x, x, mask, drop)))
+    return layer_norm(p, name + ".norm2", x + drop(
+        feed_forward(p, name + ".feed_forward", x, drop)))
 
 
-def decoder_layer(p, name, heads, x, memory, src_mask, tgt_mask):
-    x = layer_norm(p, name + ".norm1", x + multi_headed_attention(
-        p, name + ".self_attn", heads, x, x, x, tgt_mask))
-    x = layer_norm(p, name + ".norm2", x + multi_headed_attention(
-        p, name + ".src_attn", heads, x, memory, memory, src_mask))
-    return layer_norm(p, name + ".norm3",
-                      x + feed_forward(p, name + ".feed_forward", x))
+def decoder_layer(p, name, heads, x, memory, src_mask, tgt_mask, drop):
+    x = layer_norm(p, name + ".norm1", x + drop(multi_headed_attention(
+        p, name + ".self_attn", heads, x, x, x, tgt_mask, drop)))
+    x = layer_norm(p, name + ".norm2", x + drop(multi_headed_attention(
+        p, name + ".src_attn", heads, x, memory, memory, src_mask, drop)))
+    return layer_norm(p, name + ".norm3", x + drop(
+        feed_forward(p, name + ".feed_forward", x, drop)))
 
 
-def encoder_decoder(p, heads, src, tgt):
+def encoder_decoder(p, heads, src, tgt, drop=no_dropout):
     """Logits [batch, tgt_len, tgt_vocab], padding (id 0) masked."""
     src_mask = (src != 0)[:, None, :]
     tgt_mask = (tgt != 0)[:, None, :] & subsequent_mask(tgt.shape[1])
-    x = embeddings(p, "src_embed", src)
+    x = embeddings(p, "src_embed", src, drop)
     for i in range(layer_count(p, "encoder.layers.")):
-        x = encoder_layer(p, "encoder.layers.%d" % i, heads, x, src_mask)
+        x = encoder_layer(p, "encoder.layers.%d" % i, heads, x, src_mask,
+                          drop)
     memory = x
-    x = embeddings(p, "tgt_embed", tgt)
+    x = embeddings(p, "tgt_embed", tgt, drop)
     for i in range(layer_count(p, "decoder.layers.")):
         x = decoder_layer(p, "decoder.layers.%d" % i, heads, x, memory,
-                          src_mask, tgt_mask)
+                          src_mask, tgt_mask, drop)
     return linear(p, "generator", x)
 
 
-def char_lm(p, heads, tokens):
+def char_lm(p, heads, tokens, drop=no_dropout):
     """The decoder-only LM's logits [batch, seq, vocab]."""
     mask = subsequent_mask(tokens.shape[1])
-    x = embeddings(p, "embedding", tokens)
+    x = embeddings(p, "embedding", tokens, drop)
     for i in range(layer_count(p, "layers.")):
-        x = encoder_layer(p, "layers.%d" % i, heads, x, mask)
+        x = encoder_layer(p, "layers.%d" % i, heads, x, mask, drop)
     return linear(p, "output", x)
 
 
@@ -137,8 +167,9 @@ def self_attention(p, name, heads, x):
     return linear(p, name + ".unifyheads", out)
 
 
-def sentiment_classifier(p, heads, tokens):
-    """Log-probabilities [batch, classes], max-pooled over the sequence."""
+def sentiment_classifier(p, heads, tokens, drop=no_dropout):
+    """Log-probabilities [batch, classes], max-pooled over the sequence (its
+    reference module has no dropout: `drop` is ignored)."""
     t = tokens.shape[1]
     x = p["token_embedding.weight"][tokens] + \
         p["pos_embedding.weight"][:t][None]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Training-step time of the seed models: Transfuse (CPU) against PyTorch
-eager and, when bench/.venv has PyTorch 2, torch.compile, side by side, on
-the same weights, batch and thread count.
+eager and, when bench/.venv has them, XLA (jax.jit) and torch.compile, side
+by side, on the same weights, batch and thread count.
 
     /usr/bin/python3 bench/train.py [--models NAME ...] [--threads 2] [--repeats N]
 
@@ -285,6 +285,117 @@ def worker_torch(args):
               "optimizer": type(optimizer).__name__})
 
 
+# --- Worker: JAX/XLA (bench/.venv) ---------------------------------------------
+
+def worker_jax(args):
+    """The same step under jax.jit: bench/jax_models.py's twin of the
+    reference model (dropout where it has it, JAX's random bits), the
+    spec's loss, the global norm and clipping, Adam or AdamW as
+    torch.optim's, the schedule's learning rate passed in per step; the
+    parameters and moments donated, so the update is in place."""
+    import numpy as np
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.threads])
+    import jax
+    import jax.numpy as jnp
+    import jax_models
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    rss_import = fwd.read_status("VmRSS")
+    manifest = fwd.read_manifest(args.tfm)
+    training = manifest["training"]
+    optimizer = training["optimizer"]
+    if optimizer["kind"] not in ("adam", "adamw"):
+        raise SystemExit("error: optimizer %r: not known to the JAX side"
+                         % optimizer["kind"])
+    weights, _ = safetensors_io.load(args.weights)
+    params = {k: jnp.asarray(v) for k, v in weights.items()}
+    batch, _ = safetensors_io.load(args.inputs)
+    inputs = [jnp.asarray(batch[n]) for n in training["inputs"]]
+    labels = jnp.asarray(batch[training["labels"][0]]).reshape(-1)
+    del weights, batch
+    forward = jax_models.FORWARDS[args.model]
+    heads, rate = int(args.heads), jax_models.DROPOUT[args.model]
+    smoothing = float(args.label_smoothing)
+    ignore = int(training.get("ignore_index", -100))
+    clip = float(training.get("clip_grad_norm", 0.0))
+    beta1, beta2 = float(optimizer["beta1"]), float(optimizer["beta2"])
+    eps, decay = float(optimizer["eps"]), float(optimizer["weight_decay"])
+    decoupled = optimizer["kind"] == "adamw"
+
+    def loss_of(params, key):
+        out = forward(params, heads, *inputs,
+                      drop=jax_models.Dropout(key, rate))
+        logp = out.reshape(-1, out.shape[-1])
+        if training["loss"] == "cross_entropy":
+            logp = jax.nn.log_softmax(logp, axis=-1)
+        valid = labels != ignore
+        picked = jnp.take_along_axis(logp, jnp.where(valid, labels, 0)[:, None],
+                                     axis=1)[:, 0]
+        # F.cross_entropy's label smoothing: (1 - ε)·nll + ε·mean(-log p).
+        per_row = -(1.0 - smoothing) * picked - smoothing * logp.mean(-1)
+        return jnp.sum(jnp.where(valid, per_row, 0.0)) / jnp.sum(valid)
+
+    def step(params, moments, t, lr, key):
+        loss, grads = jax.value_and_grad(loss_of)(params, key)
+        norm = jnp.sqrt(sum(jnp.sum(g * g) for g in grads.values()))
+        if clip > 0:  # clip_grad_norm_: scale by clip / (norm + 1e-6) if < 1
+            grads = jax.tree_util.tree_map(
+                lambda g: g * jnp.minimum(1.0, clip / (norm + 1e-6)), grads)
+        first, second = moments
+        new_params, new_first, new_second = {}, {}, {}
+        for name, p in params.items():
+            g = grads[name]
+            if decay and not decoupled:
+                g = g + decay * p
+            if decay and decoupled:
+                p = p * (1.0 - lr * decay)
+            m = beta1 * first[name] + (1.0 - beta1) * g
+            v = beta2 * second[name] + (1.0 - beta2) * g * g
+            denominator = jnp.sqrt(v / (1.0 - beta2 ** t)) + eps
+            new_params[name] = p - lr / (1.0 - beta1 ** t) * m / denominator
+            new_first[name], new_second[name] = m, v
+        return new_params, (new_first, new_second), loss, norm
+
+    compiled = jax.jit(step, donate_argnums=(0, 1))
+    moments = tuple({k: jnp.zeros_like(v) for k, v in params.items()}
+                    for _ in range(2))
+    state = {"params": params, "moments": moments, "t": 0}
+    factor = schedule_factor(training.get("schedule", {"kind": "constant"}),
+                             float(optimizer["lr"]))
+    base_key = jax.random.PRNGKey(int(training.get("seed", 1)))
+    first, last = [], [None]
+
+    def train_step():
+        state["t"] += 1
+        t = state["t"]
+        lr = float(optimizer["lr"]) * factor(t)
+        state["params"], state["moments"], loss, norm = compiled(
+            state["params"], state["moments"], jnp.float32(t),
+            jnp.float32(lr), jax.random.fold_in(base_key, t))
+        last[0] = float(loss)  # waits for the step, as loss.item() does
+        if not first:
+            first.append({"loss": last[0], "grad_norm": float(norm),
+                          "lr": lr})
+
+    gc.collect()
+    hwm_setup = fwd.read_status("VmHWM")
+    peak_reset = fwd.reset_peak_rss()
+    start = time.perf_counter()
+    train_step()  # compiles
+    first_step_s = time.perf_counter() - start
+    times = fwd.time_calls(train_step, args.warmup, args.repeats,
+                           args.min_repeats, args.max_seconds)
+    fwd.emit({"times": times, "first": first[0], "last_loss": last[0],
+              "first_step_s": first_step_s, "rss_import_kib": rss_import,
+              "hwm_setup_kib": hwm_setup,
+              "hwm_train_kib": fwd.read_status("VmHWM"),
+              "maxrss_kib": peak_rss_kib(), "peak_reset": peak_reset,
+              "version": "JAX %s, XLA on %s, %d CPUs pinned" % (
+                  jax.__version__, jax.devices()[0].platform,
+                  len(os.sched_getaffinity(0))),
+              "threads": args.threads, "numpy": np.__version__})
+
+
 # --- The driver ----------------------------------------------------------------
 
 def run_worker(kind, args, extra, threads, peer, python=sys.executable):
@@ -295,17 +406,28 @@ def run_worker(kind, args, extra, threads, peer, python=sys.executable):
         "--runtime", args.runtime] + extra, python=python)
 
 
-def compiler_peer_torch():
-    """The version of PyTorch 2 in bench/.venv (bench/setup.sh), whose
-    torch.compile is the third side, or None without it."""
-    if not os.path.exists(fwd.PEER_PYTHON):
-        return None
-    proc = subprocess.run([fwd.PEER_PYTHON, "-c",
-                           "import torch; print(torch.__version__)"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True)
-    version = proc.stdout.strip()
-    return version if proc.returncode == 0 and version[:1] >= "2" else None
+def pypi_sides(args):
+    """The sides bench/.venv (bench/setup.sh) can run: (name, worker kind,
+    worker flags, what it is), XLA (JAX) and torch.compile (PyTorch 2)
+    where they import; --no-pypi-sides runs none."""
+    if not args.pypi_sides or not os.path.exists(fwd.PEER_PYTHON):
+        return []
+    proc = subprocess.run(
+        [fwd.PEER_PYTHON, "-c", "import importlib.metadata as m\n"
+         "for p in ('jax', 'torch'):\n"
+         "    try: print(p, m.version(p))\n"
+         "    except m.PackageNotFoundError: pass"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    versions = dict(line.split() for line in proc.stdout.splitlines())
+    sides = []
+    if "jax" in versions:
+        sides.append(("XLA", "jax", [], "JAX %s, jax.jit of bench/jax_models."
+                      "py's twin and the update" % versions["jax"]))
+    if versions.get("torch", "0")[:1] >= "2":
+        sides.append(("torch.compile", "torch", ["--torch-compile"],
+                      "PyTorch %s, TorchInductor on the module"
+                      % versions["torch"]))
+    return sides
 
 
 def compile_spec(args, spec, tfm):
@@ -411,12 +533,11 @@ def driver(args):
     print("load average: %.2f %.2f %.2f%s" % (
         load + (("  <-- the machine is busy: timings will be noisy"
                  if load[0] > 1.5 else ""),)))
-    compiled_torch = compiler_peer_torch() if args.torch_compile_side else None
-    print("torch.compile side: %s" % (
-        "PyTorch %s from bench/.venv, TorchInductor on the module (forward "
-        "and backward), the first step's compile reported apart"
-        % compiled_torch if compiled_torch else
-        "none (bash bench/setup.sh installs PyTorch 2 into bench/.venv)"))
+    extra_sides = pypi_sides(args)
+    print("sides from bench/.venv: %s" % (
+        "; ".join("%s (%s)" % (name, about) for name, _, _, about in
+                  extra_sides) or
+        "none (bash bench/setup.sh installs JAX and PyTorch 2 there)"))
     print()
 
     rows, details, variants = [], [], []
@@ -448,16 +569,17 @@ def driver(args):
                 "--label-smoothing", str(label_smoothing(spec))], 1,
                 peer=True) if args.peer_one_thread and args.threads != 1 \
                 else None
-            compiled = None
-            if compiled_torch:
+            extras = []
+            for name, kind, flags, _ in extra_sides:
                 try:
-                    compiled = run_worker("torch", args, common + [
+                    extras.append(run_worker(kind, args, common + [
                         "--label-smoothing", str(label_smoothing(spec)),
-                        "--torch-compile"], args.threads, peer=True,
-                        python=fwd.PEER_PYTHON)
+                        "--heads", str(fwd.spec_heads(spec))] + flags,
+                        args.threads, peer=True, python=fwd.PEER_PYTHON))
                 except RuntimeError as error:
-                    print("%s: torch.compile: error: %s" % (model, error),
+                    print("%s: %s: error: %s" % (model, name, error),
                           flush=True)
+                    extras.append(None)
             variant = None
             if model == SGD_VARIANT and args.optimizer_split:
                 vwork = os.path.join(CACHE_DIR, model + "_sgd")
@@ -501,14 +623,15 @@ def driver(args):
             t1 = fwd.summarise(peer1["times"])
             rows[-1].insert(9, "%.1f" % t1["median"])
             rows[-1].insert(10, "%.2fx" % (t1["median"] / o1["median"]))
-        if compiled_torch and compiled:
-            c = fwd.summarise(compiled["times"])
+        for extra in extras:
+            if extra is None:
+                rows[-1] += ["error"] * 5
+                continue
+            c = fwd.summarise(extra["times"])
             rows[-1] += ["%.1f" % c["median"], "%.0f%%" % c["spread"],
                          "%.2fx" % (c["median"] / o["median"]),
-                         "%.0f s" % compiled["first_step_s"],
-                         "%.4f" % compiled["first"]["loss"]]
-        elif compiled_torch:
-            rows[-1] += ["error"] * 5
+                         "%.0f s" % extra["first_step_s"],
+                         "%.4f" % extra["first"]["loss"]]
         details.append([
             model, "%d / %d / %d" % (o["n"], o1["n"], t["n"]),
             "%.0f / %.0f" % (fwd.mib(ours["rss_import_kib"]),
@@ -560,8 +683,8 @@ def driver(args):
               "min", "IQR", "torch/ours", "target", "RSS MiB ours / torch"]
     if args.peer_one_thread:
         header[9:9] = ["torch 1-thread ms", "torch/ours 1-thread"]
-    if compiled_torch:
-        header += ["torch.compile ms", "IQR", "compile/ours",
+    for name, _, _, _ in extra_sides:
+        header += ["%s ms" % name, "IQR", "%s/ours" % name,
                    "first step (compile)", "step-1 loss"]
     fwd.print_table(header, [r if len(r) == len(header) else
                              r + [""] * (len(header) - len(r)) for r in rows])
@@ -600,10 +723,10 @@ def main():
                              "passive; 'default' leaves it unset)")
     parser.add_argument("--peer-one-thread", action="store_true",
                         help="time the peer on 1 thread too")
-    parser.add_argument("--no-torch-compile", dest="torch_compile_side",
+    parser.add_argument("--no-pypi-sides", dest="pypi_sides",
                         action="store_false",
-                        help="skip the torch.compile side (PyTorch 2 from "
-                             "bench/.venv)")
+                        help="skip the XLA and torch.compile sides (JAX and "
+                             "PyTorch 2 from bench/.venv)")
     parser.add_argument("--torch-compile", action="store_true",
                         help=argparse.SUPPRESS)
     parser.add_argument("--no-optimizer-split", dest="optimizer_split",
@@ -614,11 +737,11 @@ def main():
                         help=argparse.SUPPRESS)
     parser.add_argument("--label-smoothing", default="0",
                         help=argparse.SUPPRESS)
-    for name in ("--model", "--tfm", "--weights", "--inputs"):
+    for name in ("--model", "--tfm", "--weights", "--inputs", "--heads"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     args = fwd.parse_arguments(parser)
     if args.worker:
-        {"ours": worker_ours, "torch": worker_torch,
+        {"ours": worker_ours, "torch": worker_torch, "jax": worker_jax,
          "weights": fwd.worker_weights}[args.worker](args)
     else:
         driver(args)
