@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace transfuse::rt::attention {
 
@@ -328,32 +329,20 @@ TF_INLINE void dotTile(const Problem &p, const float *const *rows,
     dotBlocks<Rows, 1>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
 }
 
-/// One round of sumLanesOf16 for blocks of 2·W lanes: lanes [2Wk, 2Wk + W)
-/// of the result add the two halves of block k of a, the next W lanes
-/// those of block k of b.
-TF_INLINE v16 foldHalves8(v16 a, v16 b) {
-  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19,
-                                 20, 21, 22, 23) +
-         __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26,
-                                 27, 28, 29, 30, 31);
+/// Where lane l of a round of sumLanesOf16 with halves of W lanes takes its
+/// first term: lanes [2Wk, 2Wk + W) from block k of a, the next W from
+/// block k of b (b's lanes numbered from 16); the second term is W on.
+constexpr int foldedLane(int w, int l) {
+  int block = l / (2 * w), offset = l % (2 * w);
+  return offset < w ? 2 * w * block + offset : 16 + 2 * w * block + offset - w;
 }
-TF_INLINE v16 foldHalves4(v16 a, v16 b) {
-  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11,
-                                 24, 25, 26, 27) +
-         __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14,
-                                 15, 28, 29, 30, 31);
-}
-TF_INLINE v16 foldHalves2(v16 a, v16 b) {
-  return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25,
-                                 12, 13, 28, 29) +
-         __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26,
-                                 27, 14, 15, 30, 31);
-}
-TF_INLINE v16 foldHalves1(v16 a, v16 b) {
-  return __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10,
-                                 26, 12, 28, 14, 30) +
-         __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11,
-                                 27, 13, 29, 15, 31);
+
+/// One round of sumLanesOf16: the two halves of each block of 2·W lanes of
+/// a and of b, added, side by side.
+template <int W, int... L>
+TF_INLINE v16 foldHalves(v16 a, v16 b, std::integer_sequence<int, L...>) {
+  return __builtin_shufflevector(a, b, foldedLane(W, L)...) +
+         __builtin_shufflevector(a, b, (foldedLane(W, L) + W)...);
 }
 
 /// Lane l of the result is the sum of the lanes of x[bitReversed(l)]: four
@@ -361,13 +350,14 @@ TF_INLINE v16 foldHalves1(v16 a, v16 b) {
 /// a horizontal sum of each vector would take 15 dependent scalar
 /// additions).
 TF_INLINE v16 sumLanesOf16(v16 *x) {
+  constexpr auto lanes = std::make_integer_sequence<int, kLanes>();
   for (int i = 0; i < 8; ++i)
-    x[i] = foldHalves8(x[2 * i], x[2 * i + 1]);
+    x[i] = foldHalves<8>(x[2 * i], x[2 * i + 1], lanes);
   for (int i = 0; i < 4; ++i)
-    x[i] = foldHalves4(x[2 * i], x[2 * i + 1]);
+    x[i] = foldHalves<4>(x[2 * i], x[2 * i + 1], lanes);
   for (int i = 0; i < 2; ++i)
-    x[i] = foldHalves2(x[2 * i], x[2 * i + 1]);
-  return foldHalves1(x[0], x[1]);
+    x[i] = foldHalves<2>(x[2 * i], x[2 * i + 1], lanes);
+  return foldHalves<1>(x[0], x[1], lanes);
 }
 
 /// The scaled scores of one query row against keys [j0, j0 + n) of pair
