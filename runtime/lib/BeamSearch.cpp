@@ -9,6 +9,7 @@
 #include "DecodingEntryPoints.h"
 #include "ExpDouble.h"
 #include "InvalidArgument.h"
+#include "Runtime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -57,40 +58,13 @@ sumOfExponentialsOf(const float *x, int64_t n, double shift) {
   return rt::sumOfExponentials(x, n, shift);
 }
 
-/// The log-softmax normaliser of `size` logits, in double:
-/// m + log(sum_u exp(x[u] - m)), m = max_u x[u].
-double logSoftmaxNormaliser(const float *logits, int64_t size) {
-  if (std::any_of(logits, logits + size, [](float x) { return std::isnan(x); }))
-    invalid("the logits hold NaN");
-  double max = *std::max_element(logits, logits + size);
+/// The log-softmax normaliser of `size` logits, in double, whose largest
+/// is `max`: max + log(sum_u exp(x[u] - max)).
+double logSoftmaxNormaliser(const float *logits, int64_t size, float max) {
   // Every logit -inf, or one +inf, leaves no distribution to take.
   if (!std::isfinite(max))
     invalid("the logits have no finite maximum");
   return max + std::log(sumOfExponentialsOf(logits, size, max));
-}
-
-/// The `count` tokens of the largest logits, the larger logit first, the
-/// lower token on ties. Within one hypothesis the log-probability grows
-/// with the logit, so these are its first candidates in the order the
-/// header defines.
-void topTokens(const float *logits, int64_t size, size_t count,
-               std::vector<int64_t> &tokens) {
-  auto first = [logits](int64_t a, int64_t b) {
-    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-  };
-  // A min-heap (by `first`) of the best `count` seen so far.
-  tokens.clear();
-  for (int64_t t = 0; t < size; ++t) {
-    if (tokens.size() < count) {
-      tokens.push_back(t);
-      std::push_heap(tokens.begin(), tokens.end(), first);
-    } else if (first(t, tokens.front())) {
-      std::pop_heap(tokens.begin(), tokens.end(), first);
-      tokens.back() = t;
-      std::push_heap(tokens.begin(), tokens.end(), first);
-    }
-  }
-  std::sort_heap(tokens.begin(), tokens.end(), first);
 }
 
 /// The search of one prompt, in rows firstRow .. firstRow + W - 1.
@@ -136,9 +110,11 @@ void step(PromptSearch &search, const StepContext &context) {
   std::vector<int64_t> tokens;
   for (size_t j = 0; j < search.live.size(); ++j) {
     const float *logits = context.logits(static_cast<int64_t>(j));
-    double normaliser = logSoftmaxNormaliser(logits, context.vocabulary);
+    if (rt::largestLogits(logits, context.vocabulary, keep, tokens))
+      invalid("the logits hold NaN");
+    double normaliser =
+        logSoftmaxNormaliser(logits, context.vocabulary, logits[tokens[0]]);
     double base = search.live[j].logProbability;
-    topTokens(logits, context.vocabulary, keep, tokens);
     for (int64_t t : tokens)
       candidates.push_back({base + (logits[t] - normaliser),
                             static_cast<int64_t>(j), logits[t], t});

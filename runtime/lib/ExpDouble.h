@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace transfuse::rt {
 
@@ -18,17 +19,20 @@ using v8d = double __attribute__((vector_size(64)));
 using v8l = int64_t __attribute__((vector_size(64)));
 
 /// e^x. Below -708.39 (e^x under DBL_MIN) it is 0, so -inf gives exactly
-/// 0; above 709 it is e^709; NaN stays NaN.
+/// 0; above 709 it is e^709; NaN stays NaN. n = round(x / ln 2) comes from
+/// adding 1.5 · 2^52, whose ulp is 1, so the sum's low mantissa bits are n
+/// and 2^n is built from them: AVX-512F has no conversion between doubles
+/// and 64-bit integers, which its clone would do one lane at a time.
 inline __attribute__((always_inline)) v8d exp8(v8d x) {
   const double hi = 709.0, lo = -708.39;
+  constexpr double kRounder = 6755399441055744.0; // 1.5 · 2^52
+  constexpr int64_t kRounderBits = 0x4338000000000000;
   v8l tiny = x < lo;
   x = x > hi ? hi : x;
   x = x < lo ? lo : x;
-  // n = round(x / ln 2), x = x - n ln 2 in two parts (|x| <= ln 2 / 2).
-  v8d fx = x * 1.4426950408889634073599 + 0.5;
-  v8d truncated =
-      __builtin_convertvector(__builtin_convertvector(fx, v8l), v8d);
-  v8d n = truncated - __builtin_convertvector((truncated > fx) & 1, v8d);
+  // x = x - n ln 2 in two parts (|x| <= ln 2 / 2).
+  v8d rounded = x * 1.4426950408889634073599 + kRounder;
+  v8d n = rounded - kRounder;
   x = x - n * 6.93145751953125E-1 - n * 1.42860682030941723212E-6;
   v8d xx = x * x;
   v8d p =
@@ -39,7 +43,7 @@ inline __attribute__((always_inline)) v8d exp8(v8d x) {
               xx +
           2.00000000000000000009E0;
   v8d y = 1.0 + 2.0 * p / (q - p);
-  v8l bits = (__builtin_convertvector(n, v8l) + 1023) << 52;
+  v8l bits = ((v8l)rounded - (kRounderBits - 1023)) << 52;
   v8d zero = {};
   return tiny ? zero : y * (v8d)bits;
 }
@@ -47,13 +51,13 @@ inline __attribute__((always_inline)) v8d exp8(v8d x) {
 /// Σ e^(x[i] - shift) over n floats, in double.
 inline __attribute__((always_inline)) double
 sumOfExponentials(const float *x, int64_t n, double shift) {
+  using v8f = float __attribute__((vector_size(32)));
   v8d total = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    v8d lanes;
-    for (int l = 0; l < 8; ++l)
-      lanes[l] = x[i + l];
-    total += exp8(lanes - shift);
+    v8f lanes;
+    std::memcpy(&lanes, x + i, sizeof lanes);
+    total += exp8(__builtin_convertvector(lanes, v8d) - shift);
   }
   double sum = 0.0;
   for (int l = 0; l < 8; ++l)

@@ -493,6 +493,12 @@ void fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
                  int64_t lda, const float *b, int64_t ldb, float *c,
                  int64_t ldc);
 
+/// The `count` tokens of the largest of `size` logits, the larger logit
+/// first, the lower token on ties, into `tokens` (LargestLogits.cpp);
+/// returns whether a logit is NaN.
+bool largestLogits(const float *logits, int64_t size, size_t count,
+                   std::vector<int64_t> &tokens);
+
 } // namespace transfuse::rt
 
 #endif // TRANSFUSE_RUNTIME_LIB_RUNTIME_H
