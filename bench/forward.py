@@ -392,21 +392,31 @@ def worker_ort(args):
             ort.__version__, "/".join(session.get_providers()))})
 
 
+def twin_arguments(args):
+    """The weights (a dict, as bench/jax_models.py takes them) and inputs
+    (a list) of the JAX twin, as numpy arrays, with the process pinned to
+    --threads CPUs first."""
+    import numpy as np
+    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.threads])
+    sys.path.insert(0, PYTHON_TESTS)
+    import safetensors_io
+    weights, _ = safetensors_io.load(args.weights)
+    inputs, _ = safetensors_io.load(args.inputs)
+    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
+    return ({k: np.asarray(v) for k, v in weights.items()},
+            [np.asarray(inputs[name]) for name in names])
+
+
 def worker_jax(args):
     """Times jax.jit of bench/jax_models.py's twin of the model on XLA's
     CPU backend, pinned to --threads CPUs (run by bench/.venv's Python)."""
     import numpy as np
-    os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:args.threads])
+    rss_import = read_status("VmRSS")
+    weights, inputs = twin_arguments(args)
     import jax
     import jax_models
-    sys.path.insert(0, PYTHON_TESTS)
-    import safetensors_io
-    rss_import = read_status("VmRSS")
-    weights, _ = safetensors_io.load(args.weights)
-    params = {k: jax.device_put(np.asarray(v)) for k, v in weights.items()}
-    inputs, _ = safetensors_io.load(args.inputs)
-    names = ["tokens"] if "tokens" in inputs else ["src", "tgt"]
-    tensors = [jax.device_put(np.asarray(inputs[name])) for name in names]
+    params = {k: jax.device_put(v) for k, v in weights.items()}
+    tensors = [jax.device_put(v) for v in inputs]
     del weights, inputs
     forward = jax_models.compiled_forward(args.model, int(args.heads))
     forward(params, *tensors).block_until_ready()  # compiles
@@ -415,6 +425,50 @@ def worker_jax(args):
         rss_import, {"version": "JAX %s, XLA on %s, %d CPUs pinned" % (
             jax.__version__, jax.devices()[0].platform,
             len(os.sched_getaffinity(0)))})
+
+
+def worker_iree(args):
+    """Times IREE's llvm-cpu backend (its local-task driver, --threads
+    workers on as many pinned CPUs) on the same JAX twin, lowered by
+    jax.jit to StableHLO and compiled for this CPU; the compilation is
+    timed apart (run by bench/.venv's Python)."""
+    import numpy as np
+    rss_import = read_status("VmRSS")
+    weights, inputs = twin_arguments(args)
+    import jax
+    import jax_models
+    import importlib.metadata
+    import iree.compiler
+    import iree.runtime
+    # JAX computes in 32-bit integers unless x64 is enabled, and IREE checks
+    # the element type of every argument.
+    inputs = [v.astype(np.int32) if v.dtype == np.int64 else v
+              for v in inputs]
+    start = time.perf_counter()
+    stablehlo = jax_models.compiled_forward(args.model, int(args.heads)).lower(
+        weights, *inputs).as_text()
+    binary = iree.compiler.compile_str(
+        stablehlo, target_backends=["llvm-cpu"], input_type="stablehlo",
+        extra_args=["--iree-llvmcpu-target-cpu=host"])
+    compile_s = time.perf_counter() - start
+    iree.runtime.flags.parse_flags(
+        "--task_topology_max_group_count=%d" % args.threads)
+    config = iree.runtime.Config("local-task")
+    context = iree.runtime.SystemContext(config=config)
+    module = iree.runtime.VmModule.copy_buffer(context.instance, binary)
+    context.add_vm_module(module)
+    main = context.modules[module.name]["main"]
+    # The lowered function takes the weights flattened in JAX's order.
+    arguments = [iree.runtime.asdevicearray(config.device, v) for v in
+                 jax.tree_util.tree_leaves(weights) + inputs]
+    del weights, inputs
+    time_peer_forward(
+        args, lambda: main(*arguments).to_host(), rss_import,
+        {"version": "IREE %s llvm-cpu (local-task, %d workers, %d CPUs "
+                    "pinned; lowering and compiling %.1f s)" % (
+                        importlib.metadata.version("iree-base-compiler"),
+                        args.threads,
+                        len(os.sched_getaffinity(0)), compile_s)})
 
 
 def worker_compile(args):
@@ -556,20 +610,26 @@ def time_ours_from_onnx(args, work, onnx_path, common):
     return summarise(result["times"])["median"]
 
 
+PYPI_PEERS = (("ort", "ONNX Runtime"), ("jax", "XLA"), ("iree", "IREE"),
+              ("compile", "torch.compile"))
+
+
 def run_pypi_peers(args, model, work, tfm, weights, spec, common, ours_ms,
                    ours_out, versions):
-    """The row of `model` in the table of the peers from bench/.venv: ONNX
-    Runtime on the reference model exported to ONNX (again when the weights
-    or the artifact are newer than the export), then JAX. Fills `versions`
-    with what each peer ran."""
+    """The rows of `model` in the table of the peers from bench/.venv, one
+    per peer: ONNX Runtime on the reference model exported to ONNX (again
+    when the weights or the artifact are newer than the export), then JAX's
+    twin of the model under XLA and under IREE, then torch.compile of the
+    reference model. Fills `versions` with what each peer ran."""
     import numpy as np
     sys.path.insert(0, PYTHON_TESTS)
     import safetensors_io
     onnx_path = os.path.join(work, "model.onnx")
-    times, memory, diffs = [], [], []
-    for kind, extra in (("ort", ["--onnx", onnx_path]),
-                        ("jax", ["--heads", str(spec_heads(spec))]),
-                        ("compile", [])):
+    rows = []
+    for kind, name in PYPI_PEERS:
+        extra = {"ort": ["--onnx", onnx_path],
+                 "jax": ["--heads", str(spec_heads(spec))],
+                 "iree": ["--heads", str(spec_heads(spec))]}.get(kind, [])
         outputs = os.path.join(work, kind + ".safetensors")
         try:
             if kind == "ort" and not newer(onnx_path, weights, tfm):
@@ -581,27 +641,27 @@ def run_pypi_peers(args, model, work, tfm, weights, spec, common, ours_ms,
                 "--outputs", outputs], peer=True, python=PEER_PYTHON)
         except RuntimeError as error:
             print("%s: %s: error: %s" % (model, kind, error))
-            times += ["error"] * (6 if kind == "ort" else 4)
-            memory.append("error")
-            diffs.append("error")
+            rows.append([model, name] + ["error"] * 6 + [""])
             continue
         versions[kind] = result["version"]
+        note = ""
         if kind == "ort":
             with open(onnx_path + ".exporter") as f:
                 versions[kind] += ", exported by " + f.read()
             from_onnx = time_ours_from_onnx(args, work, onnx_path, common)
+            note = "ours compiled from its ONNX file: %.1f ms (%.2fx)" % (
+                from_onnx, summarise(result["times"])["median"] / from_onnx)
         out = safetensors_io.load(outputs)[0]["output"]
-        diffs.append("%.2g" % float(np.max(np.abs(
-            np.asarray(ours_out, np.float64) - np.asarray(out, np.float64)))))
         r = summarise(result["times"])
-        times += ["%.1f" % r["median"], "%.1f" % r["min"],
-                  "%.0f%%" % r["spread"], "%.2fx" % (r["median"] / ours_ms)]
-        if kind == "ort":
-            times += ["%.1f" % from_onnx,
-                      "%.2fx" % (r["median"] / from_onnx)]
-        memory.append("%.0f" % mib(result["hwm_forward_kib"]))
+        rows.append([
+            model, name, "%.1f" % r["median"], "%.1f" % r["min"],
+            "%.0f%%" % r["spread"], "%.2fx" % (r["median"] / ours_ms),
+            "%.0f" % mib(result["hwm_forward_kib"]),
+            "%.2g" % float(np.max(np.abs(np.asarray(ours_out, np.float64) -
+                                         np.asarray(out, np.float64)))),
+            note])
         print("%s: %s %.1f ms" % (model, kind, r["median"]), flush=True)
-    return [model] + times + [" / ".join(memory)] + diffs
+    return rows
 
 
 def build_interposer():
@@ -983,8 +1043,9 @@ def driver(args):
 
     have_pypi_peers = os.path.exists(PEER_PYTHON)
     if not have_pypi_peers:
-        print("ONNX Runtime and JAX: not measured (`bash bench/setup.sh` "
-              "installs them into bench/.venv)\n")
+        print("The PyPI peers (%s): not measured (`bash bench/setup.sh` "
+              "installs them into bench/.venv)\n" % ", ".join(
+                  name for _, name in PYPI_PEERS))
     interposer = build_interposer() if args.gemm_split else None
     rows, details, splits, pypi_rows = [], [], [], []
     pypi_versions = {}
@@ -1080,7 +1141,7 @@ def driver(args):
                   model, o["median"], t["median"], 100 * ours["others_busy"],
                   100 * peer["others_busy"]), flush=True)
         if have_pypi_peers:
-            pypi_rows.append(run_pypi_peers(
+            pypi_rows.extend(run_pypi_peers(
                 args, model, work, tfm, weights, spec, common, o["median"],
                 ours_out, pypi_versions))
         if not (ours["peak_reset"] and peer["peak_reset"]):
@@ -1100,14 +1161,12 @@ def driver(args):
                     details)
     if pypi_rows:
         print()
-        print("The peers from PyPI, %d threads: %s." % (
-            args.threads, "; ".join(pypi_versions.values())))
-        print_table(["model", "ORT ms", "min", "IQR", "ORT/ours",
-                     "ours from the ONNX file ms", "ORT/that", "XLA ms",
-                     "min", "IQR", "XLA/ours", "torch.compile ms", "min",
-                     "IQR", "compile/ours",
-                     "peak RSS MiB ORT / XLA / compile", "max|ours - ORT|",
-                     "max|ours - XLA|", "max|ours - compile|"], pypi_rows)
+        print("The peers from PyPI, %d threads:" % args.threads)
+        for kind, name in PYPI_PEERS:
+            if kind in pypi_versions:
+                print("  %s: %s" % (name, pypi_versions[kind]))
+        print_table(["model", "peer", "ms", "min", "IQR", "peer/ours",
+                     "peak RSS MiB", "max|ours - peer|", ""], pypi_rows)
     if splits:
         print()
         print("Where our forward's time goes (a separate run of ours with "
@@ -1160,7 +1219,7 @@ def add_build_options(parser):
     parser.add_argument("--runtime", help=argparse.SUPPRESS)
     parser.add_argument("--worker",
                         choices=["ours", "torch", "weights", "onnx", "ort",
-                                 "jax", "compile"],
+                                 "jax", "iree", "compile"],
                         help=argparse.SUPPRESS)
 
 
@@ -1233,7 +1292,7 @@ def main():
     if args.worker:
         {"ours": worker_ours, "torch": worker_torch,
          "weights": worker_weights, "onnx": worker_onnx,
-         "ort": worker_ort, "jax": worker_jax,
+         "ort": worker_ort, "jax": worker_jax, "iree": worker_iree,
          "compile": worker_compile}[args.worker](args)
     else:
         driver(args)
