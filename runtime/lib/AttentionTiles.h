@@ -65,17 +65,57 @@ TF_INLINE v16 exp16(v16 x) {
   return tiny ? splat(0.0f) : result;
 }
 
+/// e^x for the softmax's x = score - maximum <= 0 (or NaN), as
+/// 2^(x·log2 e): one rounding of t = x·log2 e, then 2^n · 2^f for
+/// n = round(t) (from adding 1.5·2^23, as in exp16) and f = t - n in
+/// [-1/2, 1/2] on a degree-6 polynomial (relative error 2e-9). About half
+/// exp16's operations (no two-part reduction, no clamps, a shorter
+/// polynomial). The roundings of t and of log2 e cost up to 1.25·|x|·2^-24
+/// relative, so the error is about (2 + 1.25·|x|)·2^-24
+/// (RuntimeAttentionExpTest): it grows where e^x and its weight in the sum
+/// shrink, 7 ulp at x = -10 (weight 4.5e-5). 0 below 2^-126, so a -inf
+/// score weighs nothing; NaN stays NaN.
+TF_INLINE v16 softmaxExp16(v16 x) {
+  constexpr float kRounder = 12582912.0f; // 1.5 · 2^23
+  constexpr uint32_t kRounderBits = 0x4B400000;
+  using v16u = uint32_t __attribute__((vector_size(64)));
+  v16 t = x * 1.44269504088896341f;
+  v16i tiny = t < -126.0f;
+  v16 rounded = t + kRounder;
+  v16 f = t - (rounded - kRounder);
+  v16 y = splat(1.5353361959569156e-4f);
+  y = y * f + 1.3398875016719103e-3f;
+  y = y * f + 9.61843691766262e-3f;
+  y = y * f + 5.5503323674201965e-2f;
+  y = y * f + 2.4022647738456726e-1f;
+  y = y * f + 6.931471824645996e-1f;
+  y = y * f + 1.0f;
+  v16u bits = ((v16u)rounded - (kRounderBits - 127)) << 23;
+  return tiny ? splat(0.0f) : y * (v16)bits;
+}
+
+/// The largest lane of x / the sum of its lanes, as a tree of halves: 4
+/// dependent steps where a scalar loop over the lanes takes 15, once per
+/// row and block of keys, which for a head of 16 was a fifth of the
+/// softmax's time.
 TF_INLINE float horizontalMax(v16 x) {
-  float m = x[0];
-  for (int i = 1; i < kLanes; ++i)
-    m = std::max(m, x[i]);
-  return m;
+  using v8 = float __attribute__((vector_size(32)));
+  using v4 = float __attribute__((vector_size(16)));
+  auto larger = [](auto a, auto b) { return a < b ? b : a; };
+  v8 a = larger(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
+                __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15));
+  v4 b = larger(__builtin_shufflevector(a, a, 0, 1, 2, 3),
+                __builtin_shufflevector(a, a, 4, 5, 6, 7));
+  return std::max(std::max(b[0], b[2]), std::max(b[1], b[3]));
 }
 TF_INLINE float horizontalSum(v16 x) {
-  float s = 0.0f;
-  for (int i = 0; i < kLanes; ++i)
-    s += x[i];
-  return s;
+  using v8 = float __attribute__((vector_size(32)));
+  using v4 = float __attribute__((vector_size(16)));
+  v8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) +
+         __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+  v4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) +
+         __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return (b[0] + b[2]) + (b[1] + b[3]);
 }
 
 /// A [batch, heads, seq, dim] tensor: its first element and its strides in
@@ -221,11 +261,19 @@ struct Tile {
 /// keys, whichever n are packed.
 TF_INLINE void packTransposed(const Problem &p, View t, int64_t b, int64_t h,
                               int64_t n, int64_t depth, float *packed) {
+  // kLanes keys at a time, their rows (in L1 after the first d) read
+  // across and each packed line written whole: a key at a time, each of its
+  // elements went to another line, `stride` floats apart (a third of a
+  // head of 64's forward).
   int64_t stride = roundUp(p.sk, kLanes);
-  for (int64_t j = 0; j < n; ++j) {
-    const float *row = t.at(b, h, j);
+  for (int64_t j0 = 0; j0 < n; j0 += kLanes) {
+    int64_t keys = std::min(kLanes, n - j0);
+    const float *row[kLanes];
+    for (int64_t j = 0; j < keys; ++j)
+      row[j] = t.at(b, h, j0 + j);
     for (int64_t d = 0; d < depth; ++d)
-      packed[d * stride + j] = row[d];
+      for (int64_t j = 0; j < keys; ++j)
+        packed[d * stride + j0 + j] = row[j][d];
   }
 }
 
@@ -450,7 +498,7 @@ TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
   float correction = std::exp(maximum - next);
   v16 total = {};
   for (int64_t j = 0; j < padded; j += kLanes) {
-    v16 e = exp16(load(row + j) - next);
+    v16 e = softmaxExp16(load(row + j) - next);
     store(row + j, e);
     total += e;
   }
