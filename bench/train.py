@@ -625,13 +625,14 @@ def driver(args):
             rows[-1].insert(10, "%.2fx" % (t1["median"] / o1["median"]))
         for extra in extras:
             if extra is None:
-                rows[-1] += ["error"] * 5
+                rows[-1] += ["error"] * 6
                 continue
             c = fwd.summarise(extra["times"])
             rows[-1] += ["%.1f" % c["median"], "%.0f%%" % c["spread"],
                          "%.2fx" % (c["median"] / o["median"]),
                          "%.0f s" % extra["first_step_s"],
-                         "%.4f" % extra["first"]["loss"]]
+                         "%.4f" % extra["first"]["loss"],
+                         "%.0f" % fwd.mib(extra["hwm_train_kib"])]
         details.append([
             model, "%d / %d / %d" % (o["n"], o1["n"], t["n"]),
             "%.0f / %.0f" % (fwd.mib(ours["rss_import_kib"]),
@@ -685,7 +686,8 @@ def driver(args):
         header[9:9] = ["torch 1-thread ms", "torch/ours 1-thread"]
     for name, _, _, _ in extra_sides:
         header += ["%s ms" % name, "IQR", "%s/ours" % name,
-                   "first step (compile)", "step-1 loss"]
+                   "first step (compile)", "step-1 loss",
+                   "peak RSS steps MiB"]
     fwd.print_table(header, [r if len(r) == len(header) else
                              r + [""] * (len(header) - len(r)) for r in rows])
     if details:
