@@ -3,12 +3,11 @@
 // The forward (Attention.cpp) and the backward (AttentionBackward.cpp) walk
 // the same tiles: kRows query rows against kKeys keys at a time, with kᵀ of
 // the (batch, head) pair packed once and the mask of the tile's rows read
-// once. This header holds the pieces they share: e^x (16-float vectors,
-// Vectors.h),
-// the problem as the C arguments give it, the masked scores of a tile, the
-// online softmax step, the dropout mask of a tile, and the two
-// register-tiled products (a tile of weights times rows of a matrix, and
-// its transpose).
+// once. This header holds the pieces they share, on 16-float vectors
+// (Vectors.h): the softmax's e^x, the problem as the C arguments give it,
+// the masked scores of a tile, the online softmax step, the dropout mask of
+// a tile, and the two register-tiled products (a tile of weights times rows
+// of a matrix, and its transpose).
 //
 // Everything is inlined into the kernels' per-pair functions, which are
 // cloned for AVX-512, AVX2 and the baseline, so it is compiled for each.
@@ -36,87 +35,6 @@ constexpr int64_t kRows = 8;
 constexpr int64_t kKeys = 256;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-/// e^x: Cephes' single-precision range reduction and polynomial (about
-/// 1 ulp), branch-free. Below -87.3 (e^x under FLT_MIN) it is 0, so a -inf
-/// score gives exactly 0; NaN stays NaN. n = round(x·log2(e)) comes from
-/// adding 1.5·2^23, whose ulp is 1, so the sum's low mantissa bits are n
-/// and 2^n is built from them: no conversion between floats and integers,
-/// which the softmax of a small head (most of its time in e^x) pays for.
-TF_INLINE v16 exp16(v16 x) {
-  const v16 hi = splat(88.3762626647949f), lo = splat(-87.3365478515625f);
-  constexpr float kRounder = 12582912.0f; // 1.5 · 2^23
-  constexpr int32_t kRounderBits = 0x4B400000;
-  v16i tiny = x < lo;
-  x = x > hi ? hi : x;
-  x = x < lo ? lo : x;
-  v16 rounded = x * 1.44269504088896341f + kRounder;
-  v16 n = rounded - kRounder;
-  x = x - n * 0.693359375f - n * -2.12194440e-4f;
-  v16 y = splat(1.9875691500e-4f);
-  y = y * x + 1.3981999507e-3f;
-  y = y * x + 8.3334519073e-3f;
-  y = y * x + 4.1665795894e-2f;
-  y = y * x + 1.6666665459e-1f;
-  y = y * x + 5.0000001201e-1f;
-  y = y * x * x + x + 1.0f;
-  v16i bits = ((v16i)rounded - (kRounderBits - 127)) << 23;
-  v16 result = y * (v16)bits;
-  return tiny ? splat(0.0f) : result;
-}
-
-/// e^x for the softmax's x = score - maximum <= 0 (or NaN), as
-/// 2^(x·log2 e): one rounding of t = x·log2 e, then 2^n · 2^f for
-/// n = round(t) (from adding 1.5·2^23, as in exp16) and f = t - n in
-/// [-1/2, 1/2] on a degree-6 polynomial (relative error 2e-9). About half
-/// exp16's operations (no two-part reduction, no clamps, a shorter
-/// polynomial). The roundings of t and of log2 e cost up to 1.25·|x|·2^-24
-/// relative, so the error is about (2 + 1.25·|x|)·2^-24
-/// (RuntimeAttentionExpTest): it grows where e^x and its weight in the sum
-/// shrink, 7 ulp at x = -10 (weight 4.5e-5). 0 below 2^-126, so a -inf
-/// score weighs nothing; NaN stays NaN.
-TF_INLINE v16 softmaxExp16(v16 x) {
-  constexpr float kRounder = 12582912.0f; // 1.5 · 2^23
-  constexpr uint32_t kRounderBits = 0x4B400000;
-  using v16u = uint32_t __attribute__((vector_size(64)));
-  v16 t = x * 1.44269504088896341f;
-  v16i tiny = t < -126.0f;
-  v16 rounded = t + kRounder;
-  v16 f = t - (rounded - kRounder);
-  v16 y = splat(1.5353361959569156e-4f);
-  y = y * f + 1.3398875016719103e-3f;
-  y = y * f + 9.61843691766262e-3f;
-  y = y * f + 5.5503323674201965e-2f;
-  y = y * f + 2.4022647738456726e-1f;
-  y = y * f + 6.931471824645996e-1f;
-  y = y * f + 1.0f;
-  v16u bits = ((v16u)rounded - (kRounderBits - 127)) << 23;
-  return tiny ? splat(0.0f) : y * (v16)bits;
-}
-
-/// The largest lane of x / the sum of its lanes, as a tree of halves: 4
-/// dependent steps where a scalar loop over the lanes takes 15, once per
-/// row and block of keys, which for a head of 16 was a fifth of the
-/// softmax's time.
-TF_INLINE float horizontalMax(v16 x) {
-  using v8 = float __attribute__((vector_size(32)));
-  using v4 = float __attribute__((vector_size(16)));
-  auto larger = [](auto a, auto b) { return a < b ? b : a; };
-  v8 a = larger(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
-                __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15));
-  v4 b = larger(__builtin_shufflevector(a, a, 0, 1, 2, 3),
-                __builtin_shufflevector(a, a, 4, 5, 6, 7));
-  return std::max(std::max(b[0], b[2]), std::max(b[1], b[3]));
-}
-TF_INLINE float horizontalSum(v16 x) {
-  using v8 = float __attribute__((vector_size(32)));
-  using v4 = float __attribute__((vector_size(16)));
-  v8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) +
-         __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
-  v4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) +
-         __builtin_shufflevector(a, a, 4, 5, 6, 7);
-  return (b[0] + b[2]) + (b[1] + b[3]);
-}
 
 /// A [batch, heads, seq, dim] tensor: its first element and its strides in
 /// elements over the first three dims; the last dim is dense.

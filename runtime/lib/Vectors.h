@@ -1,15 +1,17 @@
-//===- Vectors.h - 16-float vectors of the CPU kernels -----------*- C++
-//-*-===//
+//===- Vectors.h - 16-float vectors of the CPU kernels ----------*- C++ -*-===//
 //
 // GCC/Clang vector extensions of 16 lanes: one AVX-512 register, two AVX2
-// ones. The kernels that use them are cloned per instruction set
-// (target_clones): a v16 passed to or returned by a call from a clone would
-// need AVX-512 in the ABI (Clang refuses it), so the clones call only
-// functions without vector arguments, and these helpers are always inlined.
+// ones, with e^x and the lanes' maximum and sum on them. The kernels that
+// use them are cloned per instruction set (target_clones): a v16 passed to
+// or returned by a call from a clone would need AVX-512 in the ABI (Clang
+// refuses it), so the clones call only functions without vector arguments,
+// and these helpers are always inlined.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_RUNTIME_LIB_VECTORS_H
 #define TRANSFUSE_RUNTIME_LIB_VECTORS_H
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -41,6 +43,89 @@ TF_INLINE v16 select(v16i mask, v16 a, v16 b) {
 }
 TF_INLINE int64_t roundUp(int64_t n, int64_t to) {
   return (n + to - 1) / to * to;
+}
+
+/// 1.5·2^23, whose ulp is 1: x + kRounder, for |x| < 2^22, is x rounded
+/// to an integer n, and the sum's low mantissa bits are n.
+constexpr float kRounder = 12582912.0f;
+
+/// 2^n for the n of `rounded` = x + kRounder, -126 <= n <= 127, built from
+/// its bits: no conversion between floats and integers, which the softmax
+/// of a small head (most of its time in e^x) would pay for.
+TF_INLINE v16 powerOfTwo(v16 rounded) {
+  using v16u = uint32_t __attribute__((vector_size(64)));
+  constexpr uint32_t kRounderBits = 0x4B400000;
+  return (v16)(((v16u)rounded - (kRounderBits - 127)) << 23);
+}
+
+/// c[0]·x^(N-1) + c[1]·x^(N-2) + ... + c[N-1], by Horner's rule.
+template <size_t N> TF_INLINE v16 horner(v16 x, const float (&c)[N]) {
+  v16 y = splat(c[0]);
+  for (size_t i = 1; i < N; ++i)
+    y = y * x + c[i];
+  return y;
+}
+
+/// e^x: Cephes' single-precision range reduction and polynomial (about
+/// 1 ulp), branch-free. Below -87.3 (e^x under FLT_MIN) it is 0, so a -inf
+/// score gives exactly 0; NaN stays NaN.
+TF_INLINE v16 exp16(v16 x) {
+  const v16 hi = splat(88.3762626647949f), lo = splat(-87.3365478515625f);
+  v16i tiny = x < lo;
+  x = x > hi ? hi : x;
+  x = x < lo ? lo : x;
+  v16 rounded = x * 1.44269504088896341f + kRounder;
+  v16 n = rounded - kRounder;
+  x = x - n * 0.693359375f - n * -2.12194440e-4f;
+  v16 y = horner(x, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                     4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f});
+  y = y * x * x + x + 1.0f;
+  return tiny ? splat(0.0f) : y * powerOfTwo(rounded);
+}
+
+/// e^x for the softmax's x = score - maximum <= 0 (or NaN), as
+/// 2^(x·log2 e): one rounding of t = x·log2 e, then 2^n · 2^f for
+/// n = round(t) (kRounder) and f = t - n in
+/// [-1/2, 1/2] on a degree-6 polynomial (relative error 2e-9). About half
+/// exp16's operations (no two-part reduction, no clamps, a shorter
+/// polynomial). The roundings of t and of log2 e cost up to 1.25·|x|·2^-24
+/// relative, so the error is about (2 + 1.25·|x|)·2^-24
+/// (RuntimeAttentionExpTest): it grows where e^x and its weight in the sum
+/// shrink, 7 ulp at x = -10 (weight 4.5e-5). 0 below 2^-126, so a -inf
+/// score weighs nothing; NaN stays NaN.
+TF_INLINE v16 softmaxExp16(v16 x) {
+  v16 t = x * 1.44269504088896341f;
+  v16i tiny = t < -126.0f;
+  v16 rounded = t + kRounder;
+  v16 f = t - (rounded - kRounder);
+  v16 y = horner(f, {1.5353361959569156e-4f, 1.3398875016719103e-3f,
+                     9.61843691766262e-3f, 5.5503323674201965e-2f,
+                     2.4022647738456726e-1f, 6.931471824645996e-1f, 1.0f});
+  return tiny ? splat(0.0f) : y * powerOfTwo(rounded);
+}
+
+/// The largest lane of x / the sum of its lanes, as a tree of halves: 4
+/// dependent steps where a scalar loop over the lanes takes 15, once per
+/// row and block of keys, which for a head of 16 was a fifth of the
+/// softmax's time.
+TF_INLINE float horizontalMax(v16 x) {
+  using v8 = float __attribute__((vector_size(32)));
+  using v4 = float __attribute__((vector_size(16)));
+  auto larger = [](auto a, auto b) { return a < b ? b : a; };
+  v8 a = larger(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
+                __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15));
+  v4 b = larger(__builtin_shufflevector(a, a, 0, 1, 2, 3),
+                __builtin_shufflevector(a, a, 4, 5, 6, 7));
+  return std::max(std::max(b[0], b[2]), std::max(b[1], b[3]));
+}
+TF_INLINE float horizontalSum(v16 x) {
+  using v8 = float __attribute__((vector_size(32)));
+  using v4 = float __attribute__((vector_size(16)));
+  v8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) +
+         __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
+  v4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) +
+         __builtin_shufflevector(a, a, 4, 5, 6, 7);
+  return (b[0] + b[2]) + (b[1] + b[3]);
 }
 
 } // namespace transfuse::rt

@@ -1,4 +1,4 @@
-// RUN: transfuse-opt %s -split-input-file -verify-diagnostics -nn-kernel-ops-to-runtime-call | FileCheck %s
+// RUN: transfuse-opt %s -split-input-file -verify-diagnostics -nn-kernel-ops-to-runtime-call=target=cuda | FileCheck %s
 
 // -nn-kernel-ops-to-runtime-call: the layers the CUDA target keeps whole
 // through bufferization each become one call of the CUDA runtime's kernel
@@ -335,7 +335,7 @@ func.func @strided_labels(%logits: memref<3x10xf32>, %pairs: memref<3x2xi64>, %l
 // -----
 
 func.func @f64(%x: memref<2x16xf64>, %g: memref<16xf64>, %o: memref<2x16xf64>) {
-  // expected-error @+1 {{'nn.layer_norm_into' op the CUDA kernel is f32 only, got 'memref<2x16xf64>'}}
+  // expected-error @+1 {{'nn.layer_norm_into' op the runtime's kernel is f32 only, got 'memref<2x16xf64>'}}
   nn.layer_norm_into %x, %g, %g into %o {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<2x16xf64>, memref<16xf64>, memref<16xf64>, memref<2x16xf64>) -> ()
   return
 }
@@ -343,7 +343,7 @@ func.func @f64(%x: memref<2x16xf64>, %g: memref<16xf64>, %o: memref<2x16xf64>) {
 // -----
 
 func.func @f16_loss(%l: memref<3x10xf16>, %y: memref<3xi64>, %o: memref<f16>) {
-  // expected-error @+1 {{'nn.cross_entropy_into' op the CUDA kernel is f32 only, got 'memref<3x10xf16>'}}
+  // expected-error @+1 {{'nn.cross_entropy_into' op the runtime's kernel is f32 only, got 'memref<3x10xf16>'}}
   nn.cross_entropy_into %l, %y into %o {ignore_index = -100 : i64, label_smoothing = 0.0 : f64} : (memref<3x10xf16>, memref<3xi64>, memref<f16>) -> ()
   return
 }
@@ -351,7 +351,7 @@ func.func @f16_loss(%l: memref<3x10xf16>, %y: memref<3xi64>, %o: memref<f16>) {
 // -----
 
 func.func @bf16_embedding(%dy: memref<3x4xbf16>, %ids: memref<3xi64>, %o: memref<10x4xbf16>) {
-  // expected-error @+1 {{'nn.embedding_grad_into' op the CUDA kernel is f32 only, got 'memref<3x4xbf16>'}}
+  // expected-error @+1 {{'nn.embedding_grad_into' op the runtime's kernel is f32 only, got 'memref<3x4xbf16>'}}
   nn.embedding_grad_into %dy, %ids into %o {num_rows = 10 : i64} : (memref<3x4xbf16>, memref<3xi64>, memref<10x4xbf16>) -> ()
   return
 }
@@ -371,7 +371,7 @@ func.func @f16_gamma(%x: memref<2x16xf32>, %g: memref<16xf16>, %b: memref<16xf32
 // Results are written where bufferization allocated them: densely. A
 // strided result is not what the kernel can write.
 func.func @strided_out(%dy: memref<4x8xf32>, %g: memref<8xf32>, %dx: memref<4x8xf32, strided<[16, 1]>>, %dg: memref<8xf32>) {
-  // expected-error @+1 {{'nn.layer_norm_grad_into' op the CUDA kernel writes dense buffers, got 'memref<4x8xf32, strided<[16, 1]>>'}}
+  // expected-error @+1 {{'nn.layer_norm_grad_into' op the runtime's kernel writes dense buffers, got 'memref<4x8xf32, strided<[16, 1]>>'}}
   nn.layer_norm_grad_into %dy, %dy, %g into %dx, %dg, %dg {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (memref<4x8xf32>, memref<4x8xf32>, memref<8xf32>, memref<4x8xf32, strided<[16, 1]>>, memref<8xf32>, memref<8xf32>) -> ()
   return
 }
@@ -508,7 +508,7 @@ func.func @sgd(%p: memref<6xf32>, %g: memref<6xf32>, %b: memref<6xf32>, %lr: mem
 // The kernels update dense buffers: a strided parameter cannot be updated
 // in place.
 func.func @adam_strided_param(%p: memref<6xf32, strided<[2]>>, %g: memref<6xf32>, %s: memref<f32>) {
-  // expected-error @+1 {{'nn.adam_update_into' op the CUDA kernel writes dense buffers, got 'memref<6xf32, strided<[2]>>'}}
+  // expected-error @+1 {{'nn.adam_update_into' op the runtime's kernel writes dense buffers, got 'memref<6xf32, strided<[2]>>'}}
   nn.adam_update_into %p, %g, %g, %g step_size %s bias_correction2_sqrt %s clip_factor %s decay_factor %s {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, weight_decay = 0.0 : f64} : (memref<6xf32, strided<[2]>>, memref<6xf32>, memref<6xf32>, memref<6xf32>, memref<f32>, memref<f32>, memref<f32>, memref<f32>) -> ()
   return
 }

@@ -1,6 +1,6 @@
 //===- RuntimeAttentionExpTest.cpp - e^x of the attention kernels ---------===//
 //
-// runtime/lib/AttentionTiles.h's exp16, which the softmax of both attention
+// runtime/lib/Vectors.h's exp16, which the softmax of both attention
 // kernels runs on, against libm in double: within 2 ulp over every 97th
 // float where e^x is a normal float, exactly 1 at 0, 0 below the normals
 // (so a -inf score weighs nothing) and NaN kept.
@@ -16,8 +16,8 @@
 
 namespace {
 
+using transfuse::rt::exp16;
 using transfuse::rt::splat;
-using transfuse::rt::attention::exp16;
 
 float lane0(float x) { return exp16(splat(x))[0]; }
 
@@ -67,7 +67,7 @@ TEST(RuntimeAttentionExp, TheSoftmaxsWithinItsBoundWhereXIsNotPositive) {
   // softmaxExp16 rounds x·log2 e once: its relative error grows with |x|,
   // (2 + 1.25 |x|)·2^-24 at most, over every 97th float of [-87.3, 0] by
   // magnitude.
-  using transfuse::rt::attention::softmaxExp16;
+  using transfuse::rt::softmaxExp16;
   float magnitude = 87.3f;
   uint32_t bits;
   std::memcpy(&bits, &magnitude, sizeof bits);

@@ -62,14 +62,16 @@ static constexpr int kMaxFuseRounds = 4;
 /// From the fused nn graph to bufferized linalg whose matmuls call the
 /// runtime's GEMM.
 static constexpr llvm::StringLiteral kPlanPipeline =
-    "nn-externalize-parameters, convert-nn-to-linalg, canonicalize, "
+    "nn-externalize-parameters, convert-nn-to-linalg{keep-cross-entropy}, "
+    "canonicalize, "
     "nn-fuse-elementwise-loops, canonicalize, cse, nn-unshare-init-tensors, "
     "eliminate-empty-tensors, "
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, "
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, nn-attention-to-runtime-call, "
-    "nn-matmul-to-runtime-call, nn-parallelize-loops, canonicalize, "
+    "nn-matmul-to-runtime-call, nn-kernel-ops-to-runtime-call, "
+    "nn-parallelize-loops, canonicalize, "
     "nn-buffer-deallocation, nn-dealloc-after-last-use, "
     "nn-collectives-to-runtime-call";
 
@@ -108,7 +110,8 @@ static constexpr llvm::StringLiteral kCUDAPlanPipeline =
     "buffer-results-to-out-params{hoist-static-allocs "
     "modify-public-functions}, canonicalize, "
     "nn-attention-to-runtime-call{target=cuda}, "
-    "nn-matmul-to-runtime-call{target=cuda}, nn-kernel-ops-to-runtime-call, "
+    "nn-matmul-to-runtime-call{target=cuda}, "
+    "nn-kernel-ops-to-runtime-call{target=cuda}, "
     "canonicalize, nn-buffer-deallocation, nn-dealloc-after-last-use, "
     "nn-collectives-to-runtime-call{target=cuda}, nn-plan-device-memory";
 

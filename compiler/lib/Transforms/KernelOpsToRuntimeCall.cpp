@@ -1,4 +1,4 @@
-//===- KernelOpsToRuntimeCall.cpp - Layers on buffers to the CUDA kernels -===//
+//===- KernelOpsToRuntimeCall.cpp - Layers on buffers to runtime kernels --===//
 //
 // Each layer kept whole through bufferization (nn.layer_norm_into,
 // nn.layer_norm_grad_into, the losses and their gradients,
@@ -9,7 +9,9 @@
 // rows and columns, the attributes as scalars, and the scratch memory the
 // kernel needs as a fresh buffer, which the memory plan places like any
 // other temporary. An operand that is not dense (a strided view) is copied
-// into a dense buffer first.
+// into a dense buffer first. For the CPU target only cross entropy and its
+// gradient have kernels (runtime/lib/Losses.cpp), called with the same
+// arguments.
 //===----------------------------------------------------------------------===//
 #include "BufferUtils.h"
 #include "transfuse/Dialect/NN/NNOps.h"
@@ -148,7 +150,7 @@ private:
   static LogicalResult checkDense(Operation *op, Value buffer) {
     if (isDenseRowMajor(cast<MemRefType>(buffer.getType())))
       return success();
-    return op->emitOpError("the CUDA kernel writes dense buffers, got ")
+    return op->emitOpError("the runtime's kernel writes dense buffers, got ")
            << buffer.getType();
   }
   Value dense(Value buffer) {
@@ -181,7 +183,7 @@ LogicalResult checkF32(Operation *op) {
   for (Value operand : op->getOperands()) {
     Type element = cast<MemRefType>(operand.getType()).getElementType();
     if (isa<FloatType>(element) && !element.isF32())
-      return op->emitOpError("the CUDA kernel is f32 only, got ")
+      return op->emitOpError("the runtime's kernel is f32 only, got ")
              << operand.getType();
   }
   return success();
@@ -269,16 +271,21 @@ LogicalResult lowerLoss(ModuleOp module, OpT op, Value scores,
   return success();
 }
 
-LogicalResult lower(ModuleOp module, CrossEntropyIntoOp op) {
-  return lowerLoss(module, op, op.getLogits(),
-                   op.getLabelSmoothing().convertToDouble(),
-                   "tfrt_cuda_cross_entropy_f32");
+/// The runtime function of `kernel` for the CPU or the CUDA target.
+std::string runtimeName(StringRef kernel, bool cuda) {
+  return ((cuda ? "tfrt_cuda_" : "tfrt_") + kernel).str();
 }
 
-LogicalResult lower(ModuleOp module, CrossEntropyGradIntoOp op) {
+LogicalResult lower(ModuleOp module, CrossEntropyIntoOp op, bool cuda) {
   return lowerLoss(module, op, op.getLogits(),
                    op.getLabelSmoothing().convertToDouble(),
-                   "tfrt_cuda_cross_entropy_grad_f32");
+                   runtimeName("cross_entropy_f32", cuda));
+}
+
+LogicalResult lower(ModuleOp module, CrossEntropyGradIntoOp op, bool cuda) {
+  return lowerLoss(module, op, op.getLogits(),
+                   op.getLabelSmoothing().convertToDouble(),
+                   runtimeName("cross_entropy_grad_f32", cuda));
 }
 
 LogicalResult lower(ModuleOp module, NllLossIntoOp op) {
@@ -436,8 +443,16 @@ bool sameUpdate(Operation *first, Operation *next) {
          !a.getMomentumBuffer() == !b.getMomentumBuffer();
 }
 
+/// What an op the CPU runtime has no kernel for gives on the CPU target.
+LogicalResult noCpuKernel(Operation *op) {
+  return op->emitOpError("has no kernel in the CPU runtime (the CUDA "
+                         "target's only)");
+}
+
 struct KernelOpsToRuntimeCallPass
     : transfuse::impl::KernelOpsToRuntimeCallBase<KernelOpsToRuntimeCallPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
@@ -456,16 +471,24 @@ struct KernelOpsToRuntimeCallPass
       else
         updates.push_back({op});
     });
+    bool cuda = target == transfuse::RuntimeTarget::CUDA;
     for (Operation *op : ops) {
       LogicalResult lowered =
           TypeSwitch<Operation *, LogicalResult>(op)
-              .Case<LayerNormIntoOp, LayerNormGradIntoOp, CrossEntropyIntoOp,
-                    CrossEntropyGradIntoOp, NllLossIntoOp, NllLossGradIntoOp,
-                    EmbeddingGradIntoOp, GlobalNormIntoOp>(
-                  [&](auto into) { return lower(module, into); });
+              .Case<CrossEntropyIntoOp, CrossEntropyGradIntoOp>(
+                  [&](auto into) { return lower(module, into, cuda); })
+              .Case<LayerNormIntoOp, LayerNormGradIntoOp, NllLossIntoOp,
+                    NllLossGradIntoOp, EmbeddingGradIntoOp, GlobalNormIntoOp>(
+                  [&](auto into) {
+                    return cuda ? lower(module, into) : noCpuKernel(into);
+                  });
       if (failed(lowered))
         return signalPassFailure();
       op->erase();
+    }
+    if (!cuda && !updates.empty()) {
+      (void)noCpuKernel(updates.front().front());
+      return signalPassFailure();
     }
     for (ArrayRef<Operation *> group : updates) {
       if (failed(isa<AdamUpdateIntoOp>(group.front())

@@ -469,6 +469,29 @@ TF_API void tfrt_attention_backward_f32(
     int64_t gv_sh, int64_t gv_ss, float dropout, uint64_t dropout_key,
     int64_t dropout_stream);
 
+/* *loss = the mean over counted rows of the smoothed cross entropy of
+   logits [rows, classes], as torch.nn.CrossEntropyLoss(reduction="mean",
+   ignore_index, label_smoothing): a row counts unless its label is
+   ignore_index; NaN when none counts, and for a counted row whose label is
+   not a class. Labels are int64 (index_bits 64) or int32 (32); scratch
+   holds `rows` floats. The rows' losses are summed in row order, in
+   double, whatever the thread count. */
+TF_API void tfrt_cross_entropy_f32(int64_t rows, int64_t classes,
+                                   const float *logits, const void *labels,
+                                   int32_t index_bits, int64_t ignore_index,
+                                   float label_smoothing, float *loss,
+                                   float *scratch);
+
+/* grad [rows, classes] = d loss / d logits of tfrt_cross_entropy_f32:
+   (softmax - (1 - ls) · onehot(label) - ls / classes) / n in counted rows,
+   0 in ignored ones. scratch (`rows` floats) is not used. */
+TF_API void tfrt_cross_entropy_grad_f32(int64_t rows, int64_t classes,
+                                        const float *logits, const void *labels,
+                                        int32_t index_bits,
+                                        int64_t ignore_index,
+                                        float label_smoothing, float *grad,
+                                        float *scratch);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

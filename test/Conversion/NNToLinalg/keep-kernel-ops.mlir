@@ -1,12 +1,14 @@
 // RUN: transfuse-opt %s -split-input-file -convert-nn-to-linalg=keep-kernel-ops=1 | FileCheck %s
 // RUN: transfuse-opt %s -split-input-file -convert-nn-to-linalg | FileCheck %s --check-prefix=LOWER
+// RUN: transfuse-opt %s -split-input-file -convert-nn-to-linalg=keep-cross-entropy=1 | FileCheck %s --check-prefix=XENT
 
 // -convert-nn-to-linalg{keep-kernel-ops}: the CUDA target runs f32 layer
 // norm, its gradient, the losses, their gradients and the embedding
 // gradient on the runtime's kernels, so these ops stay whole (for
 // bufferization into their *_into forms) while everything around them is
 // lowered. Other element types have no kernel and are lowered as usual;
-// without the option (LOWER) nothing is kept.
+// without the option (LOWER) nothing is kept. With keep-cross-entropy (XENT,
+// the CPU target's kernels) only cross entropy and its gradient are kept.
 
 // Layer norm with a residual, kept whole; the add feeding it is lowered.
 // CHECK-LABEL: func.func @layer_norm
@@ -19,6 +21,11 @@
 // LOWER:         linalg.reduce
 // LOWER-NOT:     nn.layer_norm
 // LOWER:         return
+// XENT-LABEL:  func.func @layer_norm
+// XENT-NOT:      nn.layer_norm
+// XENT:          linalg.reduce
+// XENT-NOT:      nn.layer_norm
+// XENT:          return
 func.func @layer_norm(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>, %r: tensor<2x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
   %s = nn.add %x, %y : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %0 = nn.layer_norm %s + %r, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
@@ -51,6 +58,11 @@ func.func @layer_norm_grad(%dy: tensor<3x8xf32>, %x: tensor<3x8xf32>, %g: tensor
 // LOWER-LABEL: func.func @losses
 // LOWER-NOT:     nn.
 // LOWER:         return
+// XENT-LABEL:  func.func @losses
+// XENT-NEXT:     %[[CE:.*]] = nn.cross_entropy %{{.*}}, %{{.*}} {ignore_index = -100 : i64, label_smoothing = 1.000000e-01 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<f32>
+// XENT-NEXT:     %[[DCE:.*]] = nn.cross_entropy_grad %{{.*}}, %{{.*}} {ignore_index = 0 : i64, label_smoothing = 0.000000e+00 : f64} : (tensor<3x10xf32>, tensor<3xi32>) -> tensor<3x10xf32>
+// XENT-NOT:      nn.nll_loss
+// XENT:          return %[[CE]], %[[DCE]]
 func.func @losses(%l: tensor<3x10xf32>, %y: tensor<3xi64>, %y32: tensor<3xi32>) -> (tensor<f32>, tensor<3x10xf32>, tensor<f32>, tensor<3x10xf32>) {
   %0 = nn.cross_entropy %l, %y {ignore_index = -100 : i64, label_smoothing = 0.1 : f64} : (tensor<3x10xf32>, tensor<3xi64>) -> tensor<f32>
   %1 = nn.cross_entropy_grad %l, %y32 {ignore_index = 0 : i64, label_smoothing = 0.0 : f64} : (tensor<3x10xf32>, tensor<3xi32>) -> tensor<3x10xf32>

@@ -122,7 +122,10 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
     kernel unless `expand-attention` is set. With `keep-kernel-ops`, f32
     `nn.layer_norm`, `nn.layer_norm_grad`, the losses and their gradients
     and `nn.embedding_grad` stay whole too, for the runtime's kernels (the
-    CUDA target). `nn.cache_update` becomes a loop over the sequences that
+    CUDA target); with `keep-cross-entropy`, f32 `nn.cross_entropy` and
+    `nn.cross_entropy_grad` alone (the CPU runtime's kernels read the
+    logits two or three times where their loops make eight passes).
+    `nn.cache_update` becomes a loop over the sequences that
     inserts each one's rows, or with `whole-cache-updates` one elementwise
     `linalg.generic` over the cache that takes the new rows where they land
     (no loop indexed on the host: the CUDA target). Parameters must be
@@ -134,6 +137,8 @@ def ConvertNNToLinalg : Pass<"convert-nn-to-linalg"> {
            "Expand every nn.attention into matmuls and a softmax">,
     Option<"keepKernelOps", "keep-kernel-ops", "bool", "false",
            "Keep f32 layer norm, losses and the embedding gradient whole">,
+    Option<"keepCrossEntropy", "keep-cross-entropy", "bool", "false",
+           "Keep f32 cross entropy and its gradient whole">,
     Option<"wholeCacheUpdates", "whole-cache-updates", "bool", "false",
            "Update a decoding cache by one elementwise pass over it">
   ];
@@ -197,13 +202,18 @@ def MatmulToRuntimeCall : Pass<"nn-matmul-to-runtime-call", "::mlir::ModuleOp"> 
 
 def KernelOpsToRuntimeCall
     : Pass<"nn-kernel-ops-to-runtime-call", "::mlir::ModuleOp"> {
-  let summary = "Runs layers on buffers on the CUDA runtime's kernels";
+  let summary = "Runs layers on buffers on the runtime's kernels";
   let description = [{
     Every `nn.layer_norm_into`, `nn.layer_norm_grad_into`,
     `nn.cross_entropy_into`, `nn.cross_entropy_grad_into`,
     `nn.nll_loss_into`, `nn.nll_loss_grad_into` and `nn.embedding_grad_into`
-    becomes one call of the CUDA runtime's kernel for it
-    (`tfrt_cuda_layer_norm_f32`, ...; docs/artifact.md): dense buffers by
+    becomes, with `target=cuda`, one call of the CUDA runtime's kernel for
+    it (`tfrt_cuda_layer_norm_f32`, ...; docs/artifact.md). With
+    `target=cpu` (the default), `nn.cross_entropy_into` and
+    `nn.cross_entropy_grad_into` become calls of the CPU runtime's
+    `tfrt_cross_entropy_f32` and `tfrt_cross_entropy_grad_f32`, with the
+    same arguments, and the other ops are an error: the CPU runtime has no
+    kernel for them. Dense buffers by
     address, sizes as rows and columns, attributes as scalars, and the
     scratch memory the kernel needs as a fresh buffer. An operand that is a
     strided view is copied into a dense buffer first. Operands must be f32.
@@ -214,6 +224,7 @@ def KernelOpsToRuntimeCall
     Calls over many tensors take host arrays (`memref.alloca`, filled by
     `memref.store`) of the tensors' element counts and addresses.
   }];
+  let options = [runtimeTargetOption];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"

@@ -38,16 +38,19 @@ struct ConvertNNToLinalgPass
                  cast<RankedTensorType>(op.getType()).getElementType().isF32();
         });
     // With keep-kernel-ops, f32 layer norm, the losses and the embedding
-    // gradient stay for the runtime's kernels too (the CUDA target's).
+    // gradient stay for the runtime's kernels too (the CUDA target's); with
+    // keep-cross-entropy, cross entropy and its gradient (the CPU target's).
     target.addDynamicallyLegalOp<
         transfuse::nn::LayerNormOp, transfuse::nn::LayerNormGradOp,
         transfuse::nn::CrossEntropyOp, transfuse::nn::CrossEntropyGradOp,
         transfuse::nn::NllLossOp, transfuse::nn::NllLossGradOp,
         transfuse::nn::EmbeddingGradOp>([&](Operation *op) {
-      return keepKernelOps &&
-             cast<RankedTensorType>(op->getOperand(0).getType())
-                 .getElementType()
-                 .isF32();
+      bool kept = keepKernelOps || (keepCrossEntropy &&
+                                    isa<transfuse::nn::CrossEntropyOp,
+                                        transfuse::nn::CrossEntropyGradOp>(op));
+      return kept && cast<RankedTensorType>(op->getOperand(0).getType())
+                         .getElementType()
+                         .isF32();
     });
     // The optimizer's runtime updates (nn-optimizer{runtime-update}) exist
     // only as the CUDA runtime's kernels.
