@@ -465,10 +465,10 @@ def worker_iree(args):
     time_peer_forward(
         args, lambda: main(*arguments).to_host(), rss_import,
         {"version": "IREE %s llvm-cpu (local-task, %d workers, %d CPUs "
-                    "pinned; lowering and compiling %.1f s)" % (
+                    "pinned)" % (
                         importlib.metadata.version("iree-base-compiler"),
-                        args.threads,
-                        len(os.sched_getaffinity(0)), compile_s)})
+                        args.threads, len(os.sched_getaffinity(0))),
+         "note": "lowered and compiled in %.1f s" % compile_s})
 
 
 def worker_compile(args):
@@ -489,8 +489,8 @@ def worker_compile(args):
     forward()
     first_call_s = time.perf_counter() - start
     time_peer_forward(args, forward, rss_import, {
-        "version": "torch.compile of PyTorch %s (Inductor, first call %.0f s)"
-                   % (torch.__version__, first_call_s)})
+        "version": "torch.compile of PyTorch %s (Inductor)" % torch.__version__,
+        "note": "first call (compiling) %.1f s" % first_call_s})
 
 
 # --- Worker: the reference model's weights ------------------------------------
@@ -644,7 +644,7 @@ def run_pypi_peers(args, model, work, tfm, weights, spec, common, ours_ms,
             rows.append([model, name] + ["error"] * 6 + [""])
             continue
         versions[kind] = result["version"]
-        note = ""
+        note = result.get("note", "")
         if kind == "ort":
             with open(onnx_path + ".exporter") as f:
                 versions[kind] += ", exported by " + f.read()
@@ -1178,6 +1178,32 @@ def driver(args):
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
 
 
+def add_wait_quiet(parser, default, before):
+    """--wait-quiet: how long to wait, `before` each model or side, for
+    other work on the machine to stop."""
+    parser.add_argument("--wait-quiet", type=int, default=default,
+                        metavar="S",
+                        help="before %s, wait up to S seconds for other work "
+                             "on the machine to stop (default %d)"
+                             % (before, default))
+
+
+def add_openblas_core(parser):
+    """--openblas-core: the OpenBLAS kernels of every side."""
+    parser.add_argument("--openblas-core", metavar="CORE",
+                        help="set OPENBLAS_CORETYPE=CORE for both sides (e.g. "
+                             "SkylakeX, Haswell); default: OpenBLAS's own "
+                             "choice (the shell's setting is removed)")
+
+
+def add_omp_wait_policy(parser):
+    """--omp-wait-policy: OMP_WAIT_POLICY of every side."""
+    parser.add_argument("--omp-wait-policy", default="passive",
+                        choices=["passive", "active", "default"],
+                        help="OMP_WAIT_POLICY of both sides (default "
+                             "passive; 'default' leaves it unset)")
+
+
 def add_common_options(parser, unit, repeats, min_repeats, max_seconds,
                        wait_quiet, threads_help="threads on both sides"):
     """The options both benchmarks take: which models, threads, how long to
@@ -1198,16 +1224,10 @@ def add_common_options(parser, unit, repeats, min_repeats, max_seconds,
                         help="stop timing a side after this long, once "
                              "--min-repeats are done (default %g)"
                              % max_seconds)
-    parser.add_argument("--wait-quiet", type=int, default=wait_quiet,
-                        metavar="S",
-                        help="before each model, wait up to S seconds for "
-                             "other work on the machine to stop (default %d)"
-                             % wait_quiet)
+    add_wait_quiet(parser, wait_quiet, "each model")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of the random inputs (default 1)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides (e.g. "
-                             "SkylakeX, Haswell); default: OpenBLAS's own choice")
+    add_openblas_core(parser)
 
 
 def add_build_options(parser):
@@ -1227,18 +1247,9 @@ def add_side_by_side_options(parser):
     """What the benchmarks that run both sides at several thread counts
     (generate.py, translate.py) share: quiet waiting, the OpenBLAS core and
     OpenMP wait policy of both sides, the JSON output and the build."""
-    parser.add_argument("--wait-quiet", type=int, default=60, metavar="S",
-                        help="before each thread count, wait up to S seconds "
-                             "for other work on the machine to stop "
-                             "(default 60)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides "
-                             "(e.g. SkylakeX); default: OpenBLAS's choice")
-    parser.add_argument("--omp-wait-policy", default="passive",
-                        choices=["passive", "active", "default"],
-                        help="OMP_WAIT_POLICY of both sides (default "
-                             "passive, as train.py; 'default' leaves it "
-                             "unset)")
+    add_wait_quiet(parser, 60, "each thread count")
+    add_openblas_core(parser)
+    add_omp_wait_policy(parser)
     parser.add_argument("--json", metavar="PATH",
                         help="also write the results as JSON to PATH")
     add_build_options(parser)

@@ -836,20 +836,12 @@ def main():
     parser.add_argument("--max-seconds", type=float, default=10.0,
                         help="time about this long per side, within the "
                              "step counts above (default 10)")
-    parser.add_argument("--wait-quiet", type=int, default=120, metavar="S",
-                        help="before each side, wait up to S seconds for "
-                             "other work on the machine to stop "
-                             "(default 120)")
+    fwd.add_wait_quiet(parser, 120, "each side")
     parser.add_argument("--seed", type=int, default=1,
                         help="seed of rank 0's random batch; rank r's is "
                              "seed + r (default 1)")
-    parser.add_argument("--openblas-core", metavar="CORE",
-                        help="set OPENBLAS_CORETYPE=CORE for both sides; "
-                             "default unset (the shell's is removed)")
-    parser.add_argument("--omp-wait-policy", default="passive",
-                        choices=["passive", "active", "default"],
-                        help="OMP_WAIT_POLICY of both sides (default "
-                             "passive, as train.py)")
+    fwd.add_openblas_core(parser)
+    fwd.add_omp_wait_policy(parser)
     parser.add_argument("--timeout", type=int, default=600,
                         help="seconds before a side's processes are ended "
                              "(default 600)")

@@ -719,10 +719,7 @@ def main():
                            max_seconds=8.0, wait_quiet=30,
                            threads_help="threads on both sides; ours also "
                                         "runs on 1")
-    parser.add_argument("--omp-wait-policy", default="passive",
-                        choices=["passive", "active", "default"],
-                        help="OMP_WAIT_POLICY of both sides (default "
-                             "passive; 'default' leaves it unset)")
+    fwd.add_omp_wait_policy(parser)
     parser.add_argument("--peer-one-thread", action="store_true",
                         help="time the peer on 1 thread too")
     parser.add_argument("--no-pypi-sides", dest="pypi_sides",
