@@ -21,8 +21,6 @@
 #include "shared/Philox.h"
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -76,11 +74,6 @@ struct Problem {
     return (b * heads + h) * sq + i;
   }
 };
-
-[[noreturn]] inline void abortWith(const char *kernel, const char *what) {
-  std::fprintf(stderr, "%s: %s\n", kernel, what);
-  std::abort();
-}
 
 /// Checks what the generated code passes and aborts naming `kernel` when
 /// it is wrong: static shapes make any mistake a compiler bug, and the

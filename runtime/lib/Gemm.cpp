@@ -21,8 +21,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
 #include <omp.h>
 
 namespace transfuse::rt {
@@ -173,11 +171,6 @@ private:
   int saved_;
 };
 
-[[noreturn]] void abortWith(const char *what) {
-  std::fprintf(stderr, "tfrt_matmul_f32: %s\n", what);
-  std::abort();
-}
-
 } // namespace
 } // namespace transfuse::rt
 
@@ -192,11 +185,12 @@ extern "C" void tfrt_matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k,
   // The generated code passes static shapes; anything else is a compiler
   // bug, not an input error, and must not write out of bounds.
   if (batch < 0 || m < 0 || n < 0 || k < 0)
-    abortWith("negative size");
+    abortWith("tfrt_matmul_f32", "negative size");
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-    abortWith("a dimension exceeds the BLAS interface's 32-bit sizes");
+    abortWith("tfrt_matmul_f32",
+              "a dimension exceeds the BLAS interface's 32-bit sizes");
   if (activation < kNone || activation > kGeluTanh)
-    abortWith("unknown activation");
+    abortWith("tfrt_matmul_f32", "unknown activation");
   if (batch == 0 || m == 0 || n == 0)
     return;
   ensureThreadsApplied();

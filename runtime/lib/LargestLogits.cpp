@@ -73,11 +73,8 @@ TF_INLINE bool scanLogits(const float *logits, int64_t size, size_t count,
     v16 top = x[0] > x[1] ? x[0] : x[1];
     top = top > x[2] ? top : x[2];
     top = top > x[3] ? top : x[3];
-    float largest = top[0];
-    for (int l = 1; l < kLanes; ++l)
-      largest = std::max(largest, top[l]);
     float smallestHeld = logits[tokens.front()];
-    if (largest > smallestHeld)
+    if (horizontalMax(top) > smallestHeld)
       for (int64_t u = t; u < t + kBlock; ++u)
         if (logits[u] > smallestHeld) {
           offer(tokens, count, first, u);
@@ -87,8 +84,7 @@ TF_INLINE bool scanLogits(const float *logits, int64_t size, size_t count,
   for (; t < size; ++t)
     one(t);
   std::sort_heap(tokens.begin(), tokens.end(), first);
-  for (int l = 0; l < kLanes; ++l)
-    probe += nonFinite[l];
+  probe += horizontalSum(nonFinite);
   // Only an infinite or NaN logit makes the probe NaN: then look for NaN.
   return std::isnan(probe) && anyNaN();
 }

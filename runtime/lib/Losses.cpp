@@ -17,20 +17,12 @@
 #include "Vectors.h"
 #include "shared/LossMath.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 namespace transfuse::rt {
 namespace {
 
-[[noreturn]] void abortWith(const char *kernel, const char *what) {
-  std::fprintf(stderr, "%s: %s\n", kernel, what);
-  std::abort();
-}
-
-/// Checks what the generated code passes: static shapes and attributes make
-/// any mistake a compiler bug, and the kernels must not read out of bounds.
+/// Checks what the generated code passes (abortWith).
 void checkArguments(const char *kernel, int64_t rows, int64_t classes,
                     int32_t indexBits, float smoothing) {
   if (rows < 0 || classes < 0)

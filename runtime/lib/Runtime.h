@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -438,6 +440,14 @@ void checkNoOtherTensors(const TensorFile &file, const Manifest &manifest);
 //===----------------------------------------------------------------------===//
 // Threads (Threads.cpp)
 //===----------------------------------------------------------------------===//
+
+/// Ends the process, naming `kernel` and what is wrong with its arguments:
+/// the generated code passes static shapes, so a wrong one is a compiler
+/// bug, and a kernel must not read out of bounds.
+[[noreturn]] inline void abortWith(const char *kernel, const char *what) {
+  std::fprintf(stderr, "%s: %s\n", kernel, what);
+  std::abort();
+}
 
 /// The kernels' thread count (see tf_set_num_threads).
 int32_t numThreads();

@@ -46,11 +46,6 @@ constexpr llvm::StringLiteral kAttentionStats = "attention_stats_f32";
 constexpr llvm::StringLiteral kAttentionBackward = "attention_backward_f32";
 constexpr int64_t kRank = 4;
 
-/// The runtime function of `kernel` for the CPU or the CUDA target.
-std::string runtimeName(StringRef kernel, bool cuda) {
-  return ((cuda ? "tfrt_cuda_" : "tfrt_") + kernel).str();
-}
-
 /// A transpose that keeps the last dimension, the form the kernel can read
 /// through strides.
 bool keepsLastDim(linalg::TransposeOp transpose) {
@@ -217,8 +212,11 @@ func::FuncOp declareKernel(ModuleOp module, OpT, bool cuda) {
     if (cuda)
       arguments.push_back(ptr); // scratch
   }
-  return declareRuntimeFunction(module, runtimeName(name, cuda),
-                                FunctionType::get(context, arguments, {}));
+  return declareRuntimeFunction(
+      module,
+      runtimeName(name, cuda ? transfuse::RuntimeTarget::CUDA
+                             : transfuse::RuntimeTarget::CPU),
+      FunctionType::get(context, arguments, {}));
 }
 
 /// The strides of `memref` as i64 values, outermost first.

@@ -112,6 +112,11 @@ Value pointerOf(OpBuilder &b, Location loc, Value memref) {
                                   addressOf(b, loc, memref));
 }
 
+std::string runtimeName(StringRef kernel, RuntimeTarget target) {
+  return ((target == RuntimeTarget::CUDA ? "tfrt_cuda_" : "tfrt_") + kernel)
+      .str();
+}
+
 func::FuncOp declareRuntimeFunction(ModuleOp module, StringRef name,
                                     FunctionType type) {
   if (auto existing = module.lookupSymbol<func::FuncOp>(name))

@@ -3,6 +3,8 @@
 #ifndef TRANSFUSE_LIB_TRANSFORMS_BUFFERUTILS_H
 #define TRANSFUSE_LIB_TRANSFORMS_BUFFERUTILS_H
 
+#include "transfuse/Transforms/Passes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -50,6 +52,10 @@ mlir::Value addressOf(mlir::OpBuilder &b, mlir::Location loc,
 /// addressOf as an LLVM pointer, for a runtime function's argument.
 mlir::Value pointerOf(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value memref);
+
+/// The name of runtime function `kernel` for `target`: tfrt_KERNEL on the
+/// CPU, tfrt_cuda_KERNEL for CUDA.
+std::string runtimeName(llvm::StringRef kernel, RuntimeTarget target);
 
 /// The private declaration of runtime function `name`, created with `type`
 /// at the top of `module` if it is not there yet.

@@ -23,14 +23,9 @@ namespace transfuse {
 using namespace mlir;
 using namespace transfuse;
 using transfuse::buffers::Aliases;
+using transfuse::buffers::runtimeName;
 
 namespace {
-
-/// The runtime function `name` of the target's runtime.
-std::string runtimeName(StringRef name, RuntimeTarget target) {
-  return ((target == RuntimeTarget::CUDA ? "tfrt_cuda_" : "tfrt_") + name)
-      .str();
-}
 
 /// Whether `op` or an op nested in it uses a value of `aliases`.
 bool usesAny(Operation *op, const Aliases &aliases) {

@@ -29,10 +29,12 @@ namespace transfuse {
 
 using namespace mlir;
 using namespace transfuse::nn;
+using transfuse::RuntimeTarget;
 using transfuse::buffers::addressOf;
 using transfuse::buffers::declareRuntimeFunction;
 using transfuse::buffers::isDenseRowMajor;
 using transfuse::buffers::pointerOf;
+using transfuse::buffers::runtimeName;
 
 namespace {
 
@@ -271,21 +273,18 @@ LogicalResult lowerLoss(ModuleOp module, OpT op, Value scores,
   return success();
 }
 
-/// The runtime function of `kernel` for the CPU or the CUDA target.
-std::string runtimeName(StringRef kernel, bool cuda) {
-  return ((cuda ? "tfrt_cuda_" : "tfrt_") + kernel).str();
-}
-
-LogicalResult lower(ModuleOp module, CrossEntropyIntoOp op, bool cuda) {
+LogicalResult lower(ModuleOp module, CrossEntropyIntoOp op,
+                    RuntimeTarget target) {
   return lowerLoss(module, op, op.getLogits(),
                    op.getLabelSmoothing().convertToDouble(),
-                   runtimeName("cross_entropy_f32", cuda));
+                   runtimeName("cross_entropy_f32", target));
 }
 
-LogicalResult lower(ModuleOp module, CrossEntropyGradIntoOp op, bool cuda) {
+LogicalResult lower(ModuleOp module, CrossEntropyGradIntoOp op,
+                    RuntimeTarget target) {
   return lowerLoss(module, op, op.getLogits(),
                    op.getLabelSmoothing().convertToDouble(),
-                   runtimeName("cross_entropy_grad_f32", cuda));
+                   runtimeName("cross_entropy_grad_f32", target));
 }
 
 LogicalResult lower(ModuleOp module, NllLossIntoOp op) {
@@ -471,12 +470,12 @@ struct KernelOpsToRuntimeCallPass
       else
         updates.push_back({op});
     });
-    bool cuda = target == transfuse::RuntimeTarget::CUDA;
+    bool cuda = target == RuntimeTarget::CUDA;
     for (Operation *op : ops) {
       LogicalResult lowered =
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case<CrossEntropyIntoOp, CrossEntropyGradIntoOp>(
-                  [&](auto into) { return lower(module, into, cuda); })
+                  [&](auto into) { return lower(module, into, target); })
               .Case<LayerNormIntoOp, LayerNormGradIntoOp, NllLossIntoOp,
                     NllLossGradIntoOp, EmbeddingGradIntoOp, GlobalNormIntoOp>(
                   [&](auto into) {
