@@ -75,7 +75,9 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "nn-buffer-deallocation, nn-dealloc-after-last-use, "
     "nn-collectives-to-runtime-call";
 
-/// From bufferized linalg to the LLVM dialect. Parallel tiles become OpenMP
+/// From bufferized linalg to the LLVM dialect. A reduction's running element
+/// stays in a register through its loop, so that it vectorises. Parallel
+/// tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that
 /// lowering wraps their bodies in). Each top-level loop nest then gets a
 /// function of its own, which keeps LLVM's loop analyses linear in the
@@ -84,7 +86,8 @@ static constexpr llvm::StringLiteral kPlanPipeline =
 /// exp, log, tanh and erf become polynomials that vectorise; other math ops
 /// go to LLVM intrinsics, and what has none becomes a libm call.
 static constexpr llvm::StringLiteral kCodegenPipeline =
-    "nn-approximate-math, convert-linalg-to-loops, convert-scf-to-openmp, "
+    "nn-approximate-math, convert-linalg-to-loops, nn-promote-accumulators, "
+    "convert-scf-to-openmp, "
     "canonicalize, nn-outline-loops, expand-strided-metadata, lower-affine, "
     "convert-scf-to-cf, "
     "canonicalize, finalize-memref-to-llvm{use-generic-functions}, "

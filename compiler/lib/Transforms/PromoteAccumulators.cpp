@@ -3,7 +3,8 @@
 // A reduction lowered to loops reads and writes its output element on every
 // iteration (`acc[i] = acc[i] + x[i, k]`). On the GPU, a store to a buffer
 // the loop's loads may alias keeps every load behind the store before it, so
-// each iteration waits out a memory round trip. Where the element's buffer
+// each iteration waits out a memory round trip; on the CPU, LLVM cannot
+// vectorise a loop that stores two such elements it cannot tell apart. Where the element's buffer
 // cannot overlap anything else the loop touches, the element is loaded once
 // before the loop, carried in an iter_arg and stored once after it: the same
 // additions in the same order, on a register. Applied from the innermost

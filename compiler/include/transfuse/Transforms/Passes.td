@@ -395,8 +395,9 @@ def MapLoopsToGPU : Pass<"nn-map-loops-to-gpu", "::mlir::ModuleOp"> {
 def PromoteAccumulators : Pass<"nn-promote-accumulators"> {
   let summary = "Keeps a loop's running element in a register";
   let description = [{
-    For the CUDA target, after `nn-map-loops-to-gpu`: a reduction lowered
-    to loops loads and stores its output element on every iteration. When
+    For the CUDA target after `nn-map-loops-to-gpu`, and for the CPU after
+    `convert-linalg-to-loops`: a reduction lowered to loops loads and stores
+    its output element on every iteration. When
     an `scf.for` body loads an element whose buffer and indices are fixed
     across the loop, then stores it, and nothing else in the loop can touch
     that buffer's memory, the element is loaded once before the loop,
@@ -422,7 +423,8 @@ def PromoteAccumulators : Pass<"nn-promote-accumulators"> {
     The same operations run in the same order: results do not change. A
     store to memory the loop's loads may alias keeps each load behind it,
     so on the GPU this is the difference between one memory round trip per
-    iteration and loads in flight together. Loops are taken innermost
+    iteration and loads in flight together; on the CPU, between a scalar
+    loop and one LLVM vectorises (which reorders a `reassoc` sum). Loops are taken innermost
     first, so a nest loses the load and store altogether. Memory is told
     apart by the buffer it views: distinct function arguments (the entry
     point's buffers are distinct allocations), allocations and globals
