@@ -207,3 +207,34 @@ func.func @training_cuda(%q: memref<1x2x4x8xf32>, %k: memref<1x2x6x8xf32>, %v: m
   nn.attention_grad_into %q, %k, %v out %o lse %lse grad %do seed %seed into %dq, %dk, %dv {dropout = 0.25 : f64, scale = 0.5 : f64, stream = 3 : i64} : (memref<1x2x4x8xf32>, memref<1x2x6x8xf32>, memref<1x2x6x8xf32>, memref<1x2x4x8xf32>, memref<1x2x4xf32>, memref<1x2x4x8xf32>, memref<i64>, memref<1x2x4x8xf32>, memref<1x2x6x8xf32>, memref<1x2x6x8xf32>) -> ()
   return
 }
+
+// -----
+
+// The backward's gradients of q, k and v, each transposed back to
+// [b, s, h, d]: the kernel writes dq and dk straight into their final
+// buffers through transposed views (strides s·h·d, d, h·d), and those
+// copies go. dv's buffer is read again after its transpose, so its copy
+// stays.
+// CHECK-LABEL: func.func @grad_head_merge
+// CHECK-SAME:    (%[[Q:.*]]: memref<1x2x3x8xf32>, %[[SEED:.*]]: memref<i64>, %[[DQF:.*]]: memref<1x3x2x8xf32>, %[[DKF:.*]]: memref<1x3x2x8xf32>, %[[DVF:.*]]: memref<1x3x2x8xf32>)
+// CHECK-DAG:     memref.transpose %[[DQF]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x3x2x8xf32> to memref<1x2x3x8xf32, strided<[48, 8, 16, 1]>>
+// CHECK-DAG:     memref.transpose %[[DKF]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x3x2x8xf32> to memref<1x2x3x8xf32, strided<[48, 8, 16, 1]>>
+// CHECK:         call @tfrt_attention_backward_f32({{.*}}, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %[[DV:.*]], %c48_i64, %c24_i64, %c8_i64, %{{.*}}, %{{.*}}, %c5_i64)
+// CHECK-NEXT:    linalg.transpose ins(%[[DVB:.*]] : memref<1x2x3x8xf32>) outs(%[[DVF]] : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+// CHECK-NEXT:    call @use(%[[DVB]])
+// CHECK-NOT:     linalg.transpose
+func.func private @use(memref<1x2x3x8xf32>)
+func.func @grad_head_merge(%q: memref<1x2x3x8xf32>, %seed: memref<i64>, %dq_final: memref<1x3x2x8xf32>, %dk_final: memref<1x3x2x8xf32>, %dv_final: memref<1x3x2x8xf32>) {
+  %o = memref.alloc() : memref<1x2x3x8xf32>
+  %lse = memref.alloc() : memref<1x2x3xf32>
+  nn.attention_stats_into %q, %q, %q seed %seed into %o, %lse {scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3xf32>) -> ()
+  %dq = memref.alloc() : memref<1x2x3x8xf32>
+  %dk = memref.alloc() : memref<1x2x3x8xf32>
+  %dv = memref.alloc() : memref<1x2x3x8xf32>
+  nn.attention_grad_into %q, %q, %q out %o lse %lse grad %o seed %seed into %dq, %dk, %dv {scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>) -> ()
+  linalg.transpose ins(%dq : memref<1x2x3x8xf32>) outs(%dq_final : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.transpose ins(%dk : memref<1x2x3x8xf32>) outs(%dk_final : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.transpose ins(%dv : memref<1x2x3x8xf32>) outs(%dv_final : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  call @use(%dv) : (memref<1x2x3x8xf32>) -> ()
+  return
+}

@@ -127,10 +127,12 @@ void absorbInputTranspose(Operation *op, OpOperand &operand) {
     alloc.erase();
 }
 
-/// If op's result buffer is only copied by a transpose into another buffer,
-/// writes that buffer directly through the inverse-transposed view.
-void absorbOutputTranspose(AttentionIntoOp op) {
-  auto alloc = op.getOut().getDefiningOp<memref::AllocOp>();
+/// If the buffer `op` writes through `operand` is only copied by a transpose
+/// into another buffer, writes that buffer directly through the
+/// inverse-transposed view: the forward's result, and the gradients of q, k
+/// and v, which training copies back to [batch, seq, heads, dim].
+void absorbOutputTranspose(Operation *op, OpOperand &operand) {
+  auto alloc = operand.get().getDefiningOp<memref::AllocOp>();
   if (!alloc)
     return;
   linalg::TransposeOp transpose;
@@ -138,7 +140,7 @@ void absorbOutputTranspose(AttentionIntoOp op) {
     auto candidate = dyn_cast<linalg::TransposeOp>(user);
     if (candidate && candidate.getInput() == alloc.getResult() && !transpose)
       transpose = candidate;
-    else if (user != op.getOperation())
+    else if (user != op)
       return;
   }
   if (!transpose || !keepsLastDim(transpose) ||
@@ -165,7 +167,7 @@ void absorbOutputTranspose(AttentionIntoOp op) {
   for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
     inverse[p] = i;
   OpBuilder b(op);
-  op.getOutMutable().set(transposedView(b, op.getLoc(), target, inverse));
+  operand.set(transposedView(b, op->getLoc(), target, inverse));
   transpose.erase();
   alloc.erase();
 }
@@ -420,7 +422,12 @@ template <typename OpT> LogicalResult lowerAll(ModuleOp module, bool cuda) {
          {&op.getQueryMutable(), &op.getKeyMutable(), &op.getValueMutable()})
       absorbInputTranspose(op, *operand);
     if constexpr (std::is_same_v<OpT, AttentionIntoOp>)
-      absorbOutputTranspose(op);
+      absorbOutputTranspose(op, op.getOutMutable());
+    if constexpr (std::is_same_v<OpT, AttentionGradIntoOp>)
+      for (OpOperand *operand :
+           {&op.getGradQueryMutable(), &op.getGradKeyMutable(),
+            &op.getGradValueMutable()})
+        absorbOutputTranspose(op, *operand);
     if (failed(lower(op, kernel, cuda)))
       return failure();
   }

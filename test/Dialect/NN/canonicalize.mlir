@@ -395,3 +395,94 @@ func.func @mixed(%x: tensor<2x4x8xf32>) -> tensor<8x8xf32> {
   %7 = nn.reshape %6 [8, 8] : tensor<8x8xf32> -> tensor<8x8xf32>
   return %7 : tensor<8x8xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// nn.add of zero-padded concats
+//===----------------------------------------------------------------------===//
+
+// The adjoint of a tensor sliced three ways: each slice's adjoint padded
+// with zeros, then summed. It becomes the concat of the adjoints, whatever
+// the way the zero pieces are cut.
+// CHECK-LABEL: func.func @add_padded_slices
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4xf32>, %[[K:.*]]: tensor<2x4xf32>, %[[V:.*]]: tensor<2x4xf32>)
+// CHECK-NOT: nn.add
+// CHECK-NOT: arith.constant
+// CHECK: %[[C:.*]] = nn.concat %[[Q]], %[[K]], %[[V]] {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @add_padded_slices(%q: tensor<2x4xf32>, %k: tensor<2x4xf32>,
+                             %v: tensor<2x4xf32>) -> tensor<2x12xf32> {
+  %z4 = arith.constant dense<0.0> : tensor<2x4xf32>
+  %z8 = arith.constant dense<0.0> : tensor<2x8xf32>
+  %pv = nn.concat %z8, %v {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+  %pk = nn.concat %z4, %k, %z4 {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+  %s = nn.add %pv, %pk : (tensor<2x12xf32>, tensor<2x12xf32>) -> tensor<2x12xf32>
+  %pq = nn.concat %q, %z8 {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x8xf32>) -> tensor<2x12xf32>
+  %r = nn.add %s, %pq : (tensor<2x12xf32>, tensor<2x12xf32>) -> tensor<2x12xf32>
+  return %r : tensor<2x12xf32>
+}
+
+// -----
+
+// Pieces both sides fill are added; a range zero on both sides stays a zero
+// constant of its own extent.
+// CHECK-LABEL: func.func @add_overlapping_pieces
+// CHECK-SAME: (%[[A:.*]]: tensor<3x2xf32>, %[[B:.*]]: tensor<3x2xf32>, %[[C:.*]]: tensor<1x2xf32>)
+// CHECK-DAG: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<2x2xf32>
+// CHECK-DAG: %[[S:.*]] = nn.add %[[A]], %[[B]] : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+// CHECK: %[[R:.*]] = nn.concat %[[S]], %[[Z]], %[[C]] {axis = 0 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<6x2xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @add_overlapping_pieces(%a: tensor<3x2xf32>, %b: tensor<3x2xf32>,
+                                  %c: tensor<1x2xf32>) -> tensor<6x2xf32> {
+  %z3 = arith.constant dense<0.0> : tensor<3x2xf32>
+  %z2 = arith.constant dense<0.0> : tensor<2x2xf32>
+  %l = nn.concat %a, %z3 {axis = 0 : i64} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  %r = nn.concat %b, %z2, %c {axis = 0 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<6x2xf32>
+  %s = nn.add %l, %r : (tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  return %s : tensor<6x2xf32>
+}
+
+// -----
+
+// Left alone: a cut of one side falls inside a piece of the other that is
+// not zero (splitting it would copy it).
+// CHECK-LABEL: func.func @add_concats_cut_inside_nonzero
+// CHECK: %[[S:.*]] = nn.add
+// CHECK: return %[[S]]
+func.func @add_concats_cut_inside_nonzero(%a: tensor<2x8xf32>, %b: tensor<2x4xf32>) -> tensor<2x12xf32> {
+  %z4 = arith.constant dense<0.0> : tensor<2x4xf32>
+  %z8 = arith.constant dense<0.0> : tensor<2x8xf32>
+  %l = nn.concat %a, %z4 {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+  %r = nn.concat %b, %z8 {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x8xf32>) -> tensor<2x12xf32>
+  %s = nn.add %l, %r : (tensor<2x12xf32>, tensor<2x12xf32>) -> tensor<2x12xf32>
+  return %s : tensor<2x12xf32>
+}
+
+// -----
+
+// Left alone: no zero piece (nothing to save), an operand that is no
+// concat, a cut inside a constant that is not zero, concats along
+// different axes.
+// CHECK-LABEL: func.func @add_concats_left_alone
+// CHECK-COUNT-4: nn.add
+// CHECK: return
+func.func @add_concats_left_alone(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>,
+                                  %b2: tensor<2x2xf32>, %c: tensor<1x8xf32>)
+    -> (tensor<2x8xf32>, tensor<4x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %z = arith.constant dense<0.0> : tensor<2x4xf32>
+  %one6 = arith.constant dense<1.0> : tensor<2x6xf32>
+  %ab = nn.concat %a, %b {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %ba = nn.concat %b, %a {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %0 = nn.add %ab, %ba : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %rows = nn.concat %a, %z {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  %wide = nn.concat %z, %b {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %square = nn.reshape %wide [4, 4] : tensor<2x8xf32> -> tensor<4x4xf32>
+  %1 = nn.add %rows, %square : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %ones = nn.concat %b2, %one6 {axis = 1 : i64} : (tensor<2x2xf32>, tensor<2x6xf32>) -> tensor<2x8xf32>
+  %2 = nn.add %wide, %ones : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %cc = nn.concat %c, %c {axis = 0 : i64} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<2x8xf32>
+  %zz = nn.concat %z, %z {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  %3 = nn.add %zz, %cc : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %0, %1, %2, %3 : tensor<2x8xf32>, tensor<4x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}

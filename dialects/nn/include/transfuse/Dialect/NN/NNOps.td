@@ -180,6 +180,7 @@ class NN_BinaryOp<string mnemonic, list<Trait> traits = []>
 
 def NN_AddOp : NN_BinaryOp<"add", [Commutative]> {
   let summary = "Elementwise sum";
+  let hasCanonicalizer = 1;
 }
 def NN_SubOp : NN_BinaryOp<"sub"> {
   let summary = "Elementwise difference";
