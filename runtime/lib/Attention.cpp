@@ -44,9 +44,11 @@ struct Scratch : TileScratch {
 /// scales the kept ones by 1 / (1 - rate).
 TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
                            int64_t j0, float *row, int64_t padded) {
+  v16i keep[kKeys / kLanes];
+  t.kept(p, r, j0, padded, keep);
   for (int64_t j = 0; j < padded; j += kLanes)
-    store(row + j, select(t.kept(p, r, j0 + j), load(row + j) * p.keepScale,
-                          splat(0.0f)));
+    store(row + j,
+          select(keep[j / kLanes], load(row + j) * p.keepScale, splat(0.0f)));
 }
 
 /// The online softmax of tile `t` over keys [0, keyEnd) into `maximum`,

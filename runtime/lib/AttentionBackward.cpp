@@ -123,13 +123,16 @@ TF_INLINE void scoreGradients(const Problem &p, Scratch &s, const Tile &t,
     float *grads = s.gradScores.data() + r * kKeys;
     // Past the last row P is 0: nothing to drop.
     bool drops = p.dropout > 0.0f && r < t.rows;
+    v16i keep[kKeys / kLanes];
+    if (drops)
+      t.kept(p, r, j0, padded, keep);
     for (int64_t j = 0; j < padded; j += kLanes) {
       v16 prob = exp16(load(probs + j) - rs.shift[r]) * rs.norm[r];
       v16 dropped = prob, gradProb = load(grads + j);
       if (drops) {
-        v16i keep = t.kept(p, r, j0 + j);
-        dropped = select(keep, prob * p.keepScale, splat(0.0f));
-        gradProb = select(keep, gradProb * p.keepScale, splat(0.0f));
+        v16i kept = keep[j / kLanes];
+        dropped = select(kept, prob * p.keepScale, splat(0.0f));
+        gradProb = select(kept, gradProb * p.keepScale, splat(0.0f));
       }
       store(probs + j, dropped);
       store(grads + j, prob * (gradProb - rs.delta[r]) * p.scale);

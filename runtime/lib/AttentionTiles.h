@@ -157,12 +157,25 @@ struct Tile {
     bool skipFuture = p.causal && p.fill == kNegInf;
     return skipFuture ? std::min(p.sk, i0 + rows) : p.sk;
   }
-  /// Which probabilities of row r against keys [j, j + kLanes) dropout
-  /// keeps (-1 in a kept lane): the mask is of the [batch, heads, sq, sk]
-  /// probabilities, whatever the layouts of the operands.
-  TF_INLINE v16i kept(const Problem &p, int64_t r, int64_t j) const {
-    int64_t e = p.dropoutFirst + ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j;
-    return philoxKeep16(p.dropoutKey, p.dropoutStream, e, p.dropout);
+  /// Which probabilities of row r against keys [j0, j0 + padded) dropout
+  /// keeps, kLanes to a vector of `keep` (-1 in a kept lane; padded a
+  /// multiple of kLanes): the mask is of the [batch, heads, sq, sk]
+  /// probabilities, whatever the layouts of the operands. Two vectors at a
+  /// time, whose Philox rounds interleave.
+  TF_INLINE void kept(const Problem &p, int64_t r, int64_t j0, int64_t padded,
+                      v16i *keep) const {
+    int64_t e =
+        p.dropoutFirst + ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j0;
+    int64_t v = 0, vectors = padded / kLanes;
+    for (; v + 2 <= vectors; v += 2) {
+      std::array<v16i, 2> two = philoxKeep32(p.dropoutKey, p.dropoutStream,
+                                             e + v * kLanes, p.dropout);
+      keep[v] = two[0];
+      keep[v + 1] = two[1];
+    }
+    if (v < vectors)
+      keep[v] = philoxKeep16(p.dropoutKey, p.dropoutStream, e + v * kLanes,
+                             p.dropout);
   }
 };
 

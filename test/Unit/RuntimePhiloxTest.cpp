@@ -1,8 +1,9 @@
 //===- RuntimePhiloxTest.cpp - Philox-4x32-10 and dropout's decisions -----===//
 //
-// runtime/lib/Philox.h against Random123's known answers, its 16-lane form
-// against the one-block form, and the dropout it decides against the
-// contract and its rate.
+// runtime/lib/Philox.h against Random123's known answers, its 16-lane forms
+// (AVX-512F's, the portable one, two sets at once) against the one-block
+// form, and the dropout it decides against the contract and its rate, one
+// element, 16 and 32 at a time.
 //===----------------------------------------------------------------------===//
 #include "Philox.h"
 
@@ -38,22 +39,47 @@ TEST(RuntimePhilox, MatchesRandom123KnownAnswers) {
     EXPECT_EQ(philox4x32_10<uint32_t>(kat.counter, kat.key), kat.block);
 }
 
-TEST(RuntimePhilox, LanesMatchOneBlockEach) {
-  // Lane 0 holds the known counter, the others counters of their own.
-  for (const KnownAnswer &kat : kKnownAnswers) {
-    std::array<u32x16, 4> counters;
+/// Counters for 16 lanes: lane 0 holds the known answer's counter, the
+/// others counters of their own (`salt` tells sets apart).
+PhiloxLanes countersFor(const KnownAnswer &kat, uint32_t salt) {
+  PhiloxLanes counters;
+  for (int w = 0; w < 4; ++w)
+    for (int l = 0; l < 16; ++l)
+      counters[w][l] = l == 0 ? kat.counter[w]
+                              : l * 7919u + w * 104729u + ~uint32_t(l) + salt;
+  return counters;
+}
+
+/// Expects every lane of `lanes` to be the one-block Philox of its counter.
+void expectOneBlockEach(const PhiloxLanes &counters, const PhiloxLanes &lanes,
+                        std::array<uint32_t, 2> key, const char *form) {
+  for (int l = 0; l < 16; ++l) {
+    Block one = philox4x32_10<uint32_t>(
+        {counters[0][l], counters[1][l], counters[2][l], counters[3][l]}, key);
     for (int w = 0; w < 4; ++w)
-      for (int l = 0; l < 16; ++l)
-        counters[w][l] =
-            l == 0 ? kat.counter[w] : l * 7919u + w * 104729u + ~uint32_t(l);
-    std::array<u32x16, 4> lanes = philox4x32_10<u32x16>(counters, kat.key);
-    for (int l = 0; l < 16; ++l) {
-      Block one = philox4x32_10<uint32_t>(
-          {counters[0][l], counters[1][l], counters[2][l], counters[3][l]},
-          kat.key);
-      for (int w = 0; w < 4; ++w)
-        EXPECT_EQ(lanes[w][l], one[w]) << "lane " << l << " word " << w;
-    }
+      EXPECT_EQ(lanes[w][l], one[w]) << form << " lane " << l << " word " << w;
+  }
+}
+
+// philoxLanes is AVX-512F's code on a CPU that has it, philoxPortable the
+// generic vectors' elsewhere: both are checked here.
+TEST(RuntimePhilox, LanesMatchOneBlockEach) {
+  for (const KnownAnswer &kat : kKnownAnswers) {
+    PhiloxLanes counters = countersFor(kat, 0);
+    expectOneBlockEach(counters, philoxLanes(counters, kat.key), kat.key,
+                       "philoxLanes");
+    expectOneBlockEach(counters, philoxPortable<u32x16>(counters, kat.key),
+                       kat.key, "philoxPortable");
+  }
+}
+
+TEST(RuntimePhilox, TwoSetsMatchOneBlockEach) {
+  for (const KnownAnswer &kat : kKnownAnswers) {
+    std::array<PhiloxLanes, 2> counters = {countersFor(kat, 0),
+                                           countersFor(kat, 0x5bd1e995)};
+    std::array<PhiloxLanes, 2> sets = philoxLanes2(counters, kat.key);
+    expectOneBlockEach(counters[0], sets[0], kat.key, "set 0");
+    expectOneBlockEach(counters[1], sets[1], kat.key, "set 1");
   }
 }
 
@@ -82,6 +108,20 @@ TEST(RuntimePhilox, SixteenLanesAreSixteenElements) {
       for (int l = 0; l < 16; ++l)
         EXPECT_EQ(lanes[l], philoxKeep(key, stream, first + l, rate) ? -1 : 0)
             << first << " + " << l;
+    }
+}
+
+TEST(RuntimePhilox, ThirtyTwoLanesAreThirtyTwoElements) {
+  const uint64_t key = 0x9e3779b97f4a7c15, stream = 3;
+  for (uint64_t first :
+       {uint64_t(0), (uint64_t(1) << 32) - 20, ~uint64_t(0) - 31})
+    for (float rate : {0.1f, 0.5f}) {
+      std::array<i32x16, 2> vectors = philoxKeep32(key, stream, first, rate);
+      for (int v = 0; v < 2; ++v)
+        for (int l = 0; l < 16; ++l)
+          EXPECT_EQ(vectors[v][l],
+                    philoxKeep(key, stream, first + 16 * v + l, rate) ? -1 : 0)
+              << first << " + " << 16 * v + l;
     }
 }
 

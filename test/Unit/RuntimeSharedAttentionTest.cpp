@@ -92,7 +92,7 @@ TEST(RuntimeSharedPhilox, DropoutMatchesTheCpuKernelsBitForBit) {
     // starts to matter.
     uint64_t e = trial % 2 ? rng() % (uint64_t(1) << 40) : rng() % 100000;
     float rate = rates[trial % 7];
-    bool want = philoxKeep<uint64_t>(key, stream, e, rate);
+    bool want = philoxKeep(key, stream, e, rate);
     bool got = dropoutKeeps(key, stream, e, rate);
     disagreements += want != got;
     kept += got;
