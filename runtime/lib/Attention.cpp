@@ -44,7 +44,7 @@ struct Scratch : TileScratch {
 /// scales the kept ones by 1 / (1 - rate).
 TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
                            int64_t j0, float *row, int64_t padded) {
-  v16i keep[kKeys / kLanes];
+  v16i keep[kKeys / kLanes + 7];
   t.kept(p, r, j0, padded, keep);
   for (int64_t j = 0; j < padded; j += kLanes)
     store(row + j,

@@ -123,7 +123,7 @@ TF_INLINE void scoreGradients(const Problem &p, Scratch &s, const Tile &t,
     float *grads = s.gradScores.data() + r * kKeys;
     // Past the last row P is 0: nothing to drop.
     bool drops = p.dropout > 0.0f && r < t.rows;
-    v16i keep[kKeys / kLanes];
+    v16i keep[kKeys / kLanes + 7];
     if (drops)
       t.kept(p, r, j0, padded, keep);
     for (int64_t j = 0; j < padded; j += kLanes) {

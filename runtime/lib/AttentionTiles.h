@@ -159,23 +159,33 @@ struct Tile {
   }
   /// Which probabilities of row r against keys [j0, j0 + padded) dropout
   /// keeps, kLanes to a vector of `keep` (-1 in a kept lane; padded a
-  /// multiple of kLanes): the mask is of the [batch, heads, sq, sk]
-  /// probabilities, whatever the layouts of the operands. Two vectors at a
-  /// time, whose Philox rounds interleave.
+  /// multiple of kLanes, `keep` room for kKeys / kLanes + 7): the mask is
+  /// of the [batch, heads, sq, sk] probabilities, whatever the layouts of
+  /// the operands. Where the row's elements start a Philox block (sk a
+  /// multiple of 4), 128 come from one philoxLanes2 (64 for a short rest);
+  /// otherwise each vector's lanes find their blocks.
   TF_INLINE void kept(const Problem &p, int64_t r, int64_t j0, int64_t padded,
                       v16i *keep) const {
-    int64_t e =
+    uint64_t e =
         p.dropoutFirst + ((b * p.heads + h) * p.sq + i0 + r) * p.sk + j0;
-    int64_t v = 0, vectors = padded / kLanes;
-    for (; v + 2 <= vectors; v += 2) {
-      std::array<v16i, 2> two = philoxKeep32(p.dropoutKey, p.dropoutStream,
-                                             e + v * kLanes, p.dropout);
-      keep[v] = two[0];
-      keep[v + 1] = two[1];
+    int64_t vectors = padded / kLanes;
+    if (e % 4 != 0) {
+      for (int64_t v = 0; v < vectors; ++v)
+        keep[v] = philoxKeep16(p.dropoutKey, p.dropoutStream, e + v * kLanes,
+                               p.dropout);
+      return;
     }
-    if (v < vectors)
-      keep[v] = philoxKeep16(p.dropoutKey, p.dropoutStream, e + v * kLanes,
-                             p.dropout);
+    for (int64_t v = 0; v < vectors;) {
+      uint64_t first = e + v * kLanes;
+      if (vectors - v > 4) {
+        philoxKeep128(p.dropoutKey, p.dropoutStream, first, p.dropout,
+                      keep + v);
+        v += 8;
+      } else {
+        philoxKeep64(p.dropoutKey, p.dropoutStream, first, p.dropout, keep + v);
+        v += 4;
+      }
+    }
   }
 };
 

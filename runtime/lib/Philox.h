@@ -8,12 +8,15 @@
 // computes the same function in arith ops, so it is exactly this:
 //
 //   key     = (lo32(k), hi32(k))          k: the 64-bit dropout key
-//   counter = (lo32(e), hi32(e), lo32(stream), hi32(stream))
+//   counter = (lo32(e / 4), hi32(e / 4), lo32(stream), hi32(stream))
 //             e: the element's row-major linear index in the tensor dropped
 //             stream: the 64-bit id of the dropout site in its graph
-//   u       = (x0 >> 8) · 2⁻²⁴            x0: the first word of the block
+//   u       = (x[e % 4] >> 8) · 2⁻²⁴      x: the four words of the block
 //   the element is kept iff u >= rate (u and rate floats), and a kept value
 //   is scaled by 1 / (1 - rate)
+//
+// Four consecutive elements share a block: 64 elements that start one cost
+// a 16-lane Philox (philoxKeep64), a quarter of one block per element.
 //
 // In a data-parallel step, e counts from the replica's first element of
 // the whole batch (dropoutSite in shared/Philox.h).
@@ -111,59 +114,108 @@ TF_PHILOX_INLINE std::array<U32, 4> philox4x32_10(std::array<U32, 4> ctr,
     return philoxPortable(ctr, key);
 }
 
-/// Whether dropout at `rate` keeps the element whose block's first word is
-/// x0: a bool, or for the 16 lanes of a vector -1 where it keeps and 0
-/// where it drops. x0 >> 8 has 24 bits: exact as a signed int and as a
+/// Whether dropout at `rate` keeps the element whose word of its block is
+/// `word`: a bool, or for the 16 lanes of a vector -1 where it keeps and 0
+/// where it drops. word >> 8 has 24 bits: exact as a signed int and as a
 /// float, and so is u.
-TF_PHILOX_INLINE bool keepsFirstWord(uint32_t x0, float rate) {
-  return static_cast<float>(x0 >> 8) * 0x1p-24f >= rate;
+TF_PHILOX_INLINE bool keepsWord(uint32_t word, float rate) {
+  return static_cast<float>(word >> 8) * 0x1p-24f >= rate;
 }
-TF_PHILOX_INLINE i32x16 keepsFirstWord(u32x16 x0, float rate) {
+TF_PHILOX_INLINE i32x16 keepsWord(u32x16 word, float rate) {
   f32x16 u =
-      __builtin_convertvector(reinterpret_cast<i32x16>(x0 >> 8), f32x16) *
+      __builtin_convertvector(reinterpret_cast<i32x16>(word >> 8), f32x16) *
       0x1p-24f;
   return u >= rate;
+}
+
+/// The key's two words.
+TF_PHILOX_INLINE std::array<uint32_t, 2> keyWords(uint64_t key) {
+  return {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
 }
 
 /// Whether dropout at `rate` keeps element e.
 TF_PHILOX_INLINE bool philoxKeep(uint64_t key, uint64_t stream, uint64_t e,
                                  float rate) {
+  uint64_t block = e >> 2;
   std::array<uint32_t, 4> x = philox4x32_10<uint32_t>(
-      {static_cast<uint32_t>(e), static_cast<uint32_t>(e >> 32),
+      {static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
        static_cast<uint32_t>(stream), static_cast<uint32_t>(stream >> 32)},
-      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
-  return keepsFirstWord(x[0], rate);
+      keyWords(key));
+  return keepsWord(x[e & 3], rate);
 }
 
-/// The counter blocks of the 16 elements first, first + 1, ... of a
-/// dropout on `stream`, one per lane.
-TF_PHILOX_INLINE PhiloxLanes dropoutCounters(uint64_t stream, uint64_t first) {
-  const u64x16 offsets = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  u64x16 e = first + offsets;
-  return {__builtin_convertvector(e, u32x16),
-          __builtin_convertvector(e >> 32, u32x16),
+/// The counter blocks `blocks` (one per lane) of a dropout on `stream`.
+TF_PHILOX_INLINE PhiloxLanes dropoutCounters(uint64_t stream, u64x16 blocks) {
+  return {__builtin_convertvector(blocks, u32x16),
+          __builtin_convertvector(blocks >> 32, u32x16),
           u32x16{} + static_cast<uint32_t>(stream),
           u32x16{} + static_cast<uint32_t>(stream >> 32)};
 }
 
+constexpr u64x16 kLaneOffsets = {0, 1, 2,  3,  4,  5,  6,  7,
+                                 8, 9, 10, 11, 12, 13, 14, 15};
+
 /// Which of the 16 consecutive elements first, first + 1, ... dropout at
-/// `rate` keeps: -1 in a kept lane, 0 in a dropped one.
+/// `rate` keeps: -1 in a kept lane, 0 in a dropped one. Each lane computes
+/// its element's block, whatever `first`.
 TF_PHILOX_INLINE i32x16 philoxKeep16(uint64_t key, uint64_t stream,
                                      uint64_t first, float rate) {
-  PhiloxLanes x = philoxLanes(
-      dropoutCounters(stream, first),
-      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
-  return keepsFirstWord(x[0], rate);
+  u64x16 e = first + kLaneOffsets;
+  PhiloxLanes x = philoxLanes(dropoutCounters(stream, e >> 2), keyWords(key));
+  u32x16 which = __builtin_convertvector(e & 3, u32x16);
+  u32x16 low = (which & 1) != 0 ? x[1] : x[0];
+  u32x16 high = (which & 1) != 0 ? x[3] : x[2];
+  return keepsWord((which & 2) != 0 ? high : low, rate);
 }
 
-/// The same of the 32 consecutive elements from `first`, 16 to a vector,
-/// from one philoxLanes2.
-TF_PHILOX_INLINE std::array<i32x16, 2>
-philoxKeep32(uint64_t key, uint64_t stream, uint64_t first, float rate) {
+/// Elements 16·V .. 16·V + 15 of the 64 whose decisions `keep[w]` holds in
+/// block order (lane l: element 4l + w): lanes 4V .. 4V + 3 of each word,
+/// interleaved.
+template <int V>
+TF_PHILOX_INLINE i32x16 elementOrder(const std::array<i32x16, 4> &keep) {
+  using i32x8 = int32_t __attribute__((vector_size(32)));
+  constexpr int l = 4 * V;
+  i32x8 even = __builtin_shufflevector(keep[0], keep[1], l, l + 16, l + 1,
+                                       l + 17, l + 2, l + 18, l + 3, l + 19);
+  i32x8 odd = __builtin_shufflevector(keep[2], keep[3], l, l + 16, l + 1,
+                                      l + 17, l + 2, l + 18, l + 3, l + 19);
+  return __builtin_shufflevector(even, odd, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12,
+                                 13, 6, 7, 14, 15);
+}
+
+/// The decisions of the 64 elements whose 16 blocks a Philox gave, 16 to a
+/// vector in element order, into keep[0..4).
+TF_PHILOX_INLINE void keepsBlocks(const PhiloxLanes &x, float rate,
+                                  i32x16 *keep) {
+  std::array<i32x16, 4> words;
+  for (int w = 0; w < 4; ++w)
+    words[w] = keepsWord(x[w], rate);
+  keep[0] = elementOrder<0>(words);
+  keep[1] = elementOrder<1>(words);
+  keep[2] = elementOrder<2>(words);
+  keep[3] = elementOrder<3>(words);
+}
+
+/// Which of the 64 consecutive elements first .. first + 63 dropout at
+/// `rate` keeps, 16 to a vector of keep[0..4) as philoxKeep16 gives them,
+/// for `first` a multiple of 4: their 16 blocks in the lanes of one Philox.
+TF_PHILOX_INLINE void philoxKeep64(uint64_t key, uint64_t stream,
+                                   uint64_t first, float rate, i32x16 *keep) {
+  PhiloxLanes x = philoxLanes(
+      dropoutCounters(stream, (first >> 2) + kLaneOffsets), keyWords(key));
+  keepsBlocks(x, rate, keep);
+}
+
+/// The same of the 128 elements from `first` into keep[0..8), from one
+/// philoxLanes2.
+TF_PHILOX_INLINE void philoxKeep128(uint64_t key, uint64_t stream,
+                                    uint64_t first, float rate, i32x16 *keep) {
+  u64x16 blocks = (first >> 2) + kLaneOffsets;
   std::array<PhiloxLanes, 2> x = philoxLanes2(
-      {dropoutCounters(stream, first), dropoutCounters(stream, first + 16)},
-      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
-  return {keepsFirstWord(x[0][0], rate), keepsFirstWord(x[1][0], rate)};
+      {dropoutCounters(stream, blocks), dropoutCounters(stream, blocks + 16)},
+      keyWords(key));
+  keepsBlocks(x[0], rate, keep);
+  keepsBlocks(x[1], rate, keep + 4);
 }
 
 #pragma GCC diagnostic pop

@@ -125,12 +125,12 @@ struct Pair {
 /// Whether dropout keeps element e, as the contract states it, from the
 /// Philox block alone.
 inline bool keeps(const AttentionCase &c, uint64_t e) {
-  uint64_t key = c.dropoutKey, stream = c.dropoutStream;
+  uint64_t key = c.dropoutKey, stream = c.dropoutStream, block = e / 4;
   std::array<uint32_t, 4> x = transfuse::rt::philox4x32_10<uint32_t>(
-      {uint32_t(e), uint32_t(e >> 32), uint32_t(stream),
+      {uint32_t(block), uint32_t(block >> 32), uint32_t(stream),
        uint32_t(stream >> 32)},
       {uint32_t(key), uint32_t(key >> 32)});
-  return float(x[0] >> 8) * 0x1p-24f >= c.dropout;
+  return float(x[e % 4] >> 8) * 0x1p-24f >= c.dropout;
 }
 
 /// Random inputs of a case: q, k, v and a mask [b, 1, 1 or sq, sk],

@@ -2,8 +2,8 @@
 //
 // runtime/lib/Philox.h against Random123's known answers, its 16-lane forms
 // (AVX-512F's, the portable one, two sets at once) against the one-block
-// form, and the dropout it decides against the contract and its rate, one
-// element, 16 and 32 at a time.
+// form, and the dropout it decides against the contract (four elements to
+// a block) and its rate, one element, 16, 64 and 128 at a time.
 //===----------------------------------------------------------------------===//
 #include "Philox.h"
 
@@ -85,14 +85,15 @@ TEST(RuntimePhilox, TwoSetsMatchOneBlockEach) {
 
 TEST(RuntimePhilox, KeepFollowsTheContract) {
   const uint64_t key = 0xfedcba9876543210, stream = 0x0123456789abcdef;
-  // Around 2³², where the element's index carries into the second word.
-  for (uint64_t e = (uint64_t(1) << 32) - 40; e < (uint64_t(1) << 32) + 40;
+  // Around 2³⁴, where the block's index carries into the second word.
+  for (uint64_t e = (uint64_t(1) << 34) - 40; e < (uint64_t(1) << 34) + 40;
        ++e) {
+    uint64_t block = e / 4;
     Block x =
-        philox4x32_10<uint32_t>({uint32_t(e), uint32_t(e >> 32),
+        philox4x32_10<uint32_t>({uint32_t(block), uint32_t(block >> 32),
                                  uint32_t(stream), uint32_t(stream >> 32)},
                                 {uint32_t(key), uint32_t(key >> 32)});
-    float u = float(x[0] >> 8) * 0x1p-24f;
+    float u = float(x[e % 4] >> 8) * 0x1p-24f;
     for (float rate : {0.0f, 0.1f, 0.5f, 0.9f, 1.0f})
       EXPECT_EQ(philoxKeep(key, stream, e, rate), u >= rate)
           << e << " " << rate;
@@ -111,17 +112,27 @@ TEST(RuntimePhilox, SixteenLanesAreSixteenElements) {
     }
 }
 
-TEST(RuntimePhilox, ThirtyTwoLanesAreThirtyTwoElements) {
+TEST(RuntimePhilox, SixtyFourAndAHundredTwentyEightLanesAreTheirElements) {
   const uint64_t key = 0x9e3779b97f4a7c15, stream = 3;
+  // Block-aligned starts: at 0, where the block's index carries into its
+  // second word, and at the very end.
   for (uint64_t first :
-       {uint64_t(0), (uint64_t(1) << 32) - 20, ~uint64_t(0) - 31})
+       {uint64_t(0), uint64_t(64), (uint64_t(1) << 34) - 32, ~uint64_t(0) << 7})
     for (float rate : {0.1f, 0.5f}) {
-      std::array<i32x16, 2> vectors = philoxKeep32(key, stream, first, rate);
-      for (int v = 0; v < 2; ++v)
-        for (int l = 0; l < 16; ++l)
-          EXPECT_EQ(vectors[v][l],
-                    philoxKeep(key, stream, first + 16 * v + l, rate) ? -1 : 0)
-              << first << " + " << 16 * v + l;
+      i32x16 four[4], eight[8];
+      philoxKeep64(key, stream, first, rate, four);
+      philoxKeep128(key, stream, first, rate, eight);
+      for (int v = 0; v < 8; ++v) {
+        i32x16 sixteen = philoxKeep16(key, stream, first + 16 * v, rate);
+        for (int l = 0; l < 16; ++l) {
+          uint64_t e = first + 16 * v + l;
+          int want = philoxKeep(key, stream, e, rate) ? -1 : 0;
+          EXPECT_EQ(eight[v][l], want) << first << " + " << 16 * v + l;
+          EXPECT_EQ(sixteen[l], want) << e;
+          if (v < 4)
+            EXPECT_EQ(four[v][l], want) << first << " + " << 16 * v + l;
+        }
+      }
     }
 }
 

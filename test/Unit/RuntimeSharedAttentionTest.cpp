@@ -104,23 +104,27 @@ TEST(RuntimeSharedPhilox, DropoutMatchesTheCpuKernelsBitForBit) {
   EXPECT_LT(kept, total * 3 / 4);
 }
 
-TEST(RuntimeSharedPhilox, UniformIsTheTopBitsOfTheFirstWord) {
+TEST(RuntimeSharedPhilox, UniformIsTheTopBitsOfTheElementsWord) {
   const uint64_t key = 0xfedcba9876543210, stream = 0x0123456789abcdef;
-  for (uint64_t e : {uint64_t(0), uint64_t(7), uint64_t(1) << 32,
-                     (uint64_t(5) << 32) + 3, ~uint64_t(0)}) {
-    PhiloxBlock x = philox4x32x10({uint32_t(e), uint32_t(e >> 32),
-                                   uint32_t(stream), uint32_t(stream >> 32)},
-                                  uint32_t(key), uint32_t(key >> 32));
+  for (uint64_t e :
+       {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(7), uint64_t(1) << 32,
+        (uint64_t(5) << 32) + 3, (uint64_t(1) << 34) + 6, ~uint64_t(0)}) {
+    uint64_t block = e / 4;
+    PhiloxBlock x =
+        philox4x32x10({uint32_t(block), uint32_t(block >> 32),
+                       uint32_t(stream), uint32_t(stream >> 32)},
+                      uint32_t(key), uint32_t(key >> 32));
+    uint32_t word[] = {x.x0, x.x1, x.x2, x.x3};
     float u = dropoutUniform(key, stream, e);
-    EXPECT_EQ(u, float(x.x0 >> 8) / 16777216.0f) << e;
+    EXPECT_EQ(u, float(word[e % 4] >> 8) / 16777216.0f) << e;
     EXPECT_GE(u, 0.0f);
     EXPECT_LT(u, 1.0f);
     EXPECT_TRUE(dropoutKeeps(key, stream, e, 0.0f));
     EXPECT_FALSE(dropoutKeeps(key, stream, e, 1.0f));
   }
-  // The high word of the element and both words of the stream count.
+  // The high word of the block and both words of the stream count.
   EXPECT_NE(dropoutUniform(key, stream, 5),
-            dropoutUniform(key, stream, 5 + (uint64_t(1) << 32)));
+            dropoutUniform(key, stream, 5 + (uint64_t(1) << 34)));
   EXPECT_NE(dropoutUniform(key, stream, 5),
             dropoutUniform(key, stream ^ (uint64_t(1) << 40), 5));
 }

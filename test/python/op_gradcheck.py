@@ -48,11 +48,13 @@ CTYPES = {"f64": ctypes.c_double, "f32": ctypes.c_float}
 
 def philox_keep(shape, seed, stream, rate):
     """The keep mask nn.dropout draws: element e is kept iff u >= rate with
-    u = (x0 >> 8) * 2^-24, x0 the first word of Philox-4x32-10 of counter
-    (lo(e), hi(e), lo(stream), hi(stream)) under key (lo(seed), hi(seed))."""
+    u = (x[e % 4] >> 8) * 2^-24, x the four words of Philox-4x32-10 of
+    counter (lo(e / 4), hi(e / 4), lo(stream), hi(stream)) under key
+    (lo(seed), hi(seed))."""
     mask32 = np.uint64(0xFFFFFFFF)
     e = np.arange(int(np.prod(shape)), dtype=np.uint64)
-    ctr = [e & mask32, e >> np.uint64(32),
+    block = e >> np.uint64(2)
+    ctr = [block & mask32, block >> np.uint64(32),
            np.full_like(e, stream & 0xFFFFFFFF),
            np.full_like(e, stream >> 32)]
     key = [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF]
@@ -65,7 +67,8 @@ def philox_keep(shape, seed, stream, rate):
                p0 & mask32]
         key = [(key[0] + 0x9E3779B9) & 0xFFFFFFFF,
                (key[1] + 0xBB67AE85) & 0xFFFFFFFF]
-    u = (ctr[0] >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+    word = np.choose((e & np.uint64(3)).astype(np.int64), ctr)
+    u = (word >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
     return (u >= np.float32(rate)).reshape(shape)
 
 

@@ -75,8 +75,10 @@ static constexpr llvm::StringLiteral kPlanPipeline =
     "nn-buffer-deallocation, nn-dealloc-after-last-use, "
     "nn-collectives-to-runtime-call";
 
-/// From bufferized linalg to the LLVM dialect. A reduction's running element
-/// stays in a register through its loop, so that it vectorises. Parallel
+/// From bufferized linalg to the LLVM dialect. Dropout computes each Philox
+/// block once for the four elements that share it; a reduction's running
+/// element stays in a register through its loop, so that it vectorises.
+/// Parallel
 /// tiles become OpenMP
 /// worksharing loops (the canonicalizer then drops the alloca scopes that
 /// lowering wraps their bodies in). Each top-level loop nest then gets a
@@ -86,7 +88,8 @@ static constexpr llvm::StringLiteral kPlanPipeline =
 /// exp, log, tanh and erf become polynomials that vectorise; other math ops
 /// go to LLVM intrinsics, and what has none becomes a libm call.
 static constexpr llvm::StringLiteral kCodegenPipeline =
-    "nn-approximate-math, convert-linalg-to-loops, nn-promote-accumulators, "
+    "nn-approximate-math, convert-linalg-to-loops, nn-share-dropout-blocks, "
+    "nn-promote-accumulators, "
     "convert-scf-to-openmp, "
     "canonicalize, nn-outline-loops, expand-strided-metadata, lower-affine, "
     "convert-scf-to-cf, "

@@ -4,8 +4,8 @@
 // element at a time, for the CUDA kernels and the host alike:
 //
 //   key     = (lo32(k), hi32(k))          k: the 64-bit dropout key
-//   counter = (lo32(e), hi32(e), lo32(stream), hi32(stream))
-//   u       = (x0 >> 8) · 2⁻²⁴            x0: the first word of the block
+//   counter = (lo32(e / 4), hi32(e / 4), lo32(stream), hi32(stream))
+//   u       = (x[e % 4] >> 8) · 2⁻²⁴      x: the four words of the block
 //   the element is kept iff u >= rate (u and rate floats)
 //
 // with Random123's constants. runtime/lib/Philox.h computes the same bits
@@ -68,15 +68,22 @@ TF_HOST_DEVICE DropoutSite dropoutSite(uint64_t argument, uint64_t numel) {
 }
 
 /// The uniform float in [0, 1) that dropout draws for element e of the
-/// tensor dropped at site `stream` under `key`. x0 >> 8 has 24 bits, so
-/// the conversion and the scaling are exact.
+/// tensor dropped at site `stream` under `key`: four consecutive elements
+/// share a block, one word each. The word >> 8 has 24 bits, so the
+/// conversion and the scaling are exact.
 TF_HOST_DEVICE float dropoutUniform(uint64_t key, uint64_t stream, uint64_t e) {
+  uint64_t block = e >> 2;
   PhiloxBlock counter = {
-      static_cast<uint32_t>(e), static_cast<uint32_t>(e >> 32),
+      static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
       static_cast<uint32_t>(stream), static_cast<uint32_t>(stream >> 32)};
   PhiloxBlock x = philox4x32x10(counter, static_cast<uint32_t>(key),
                                 static_cast<uint32_t>(key >> 32));
-  return static_cast<float>(x.x0 >> 8) * 0x1p-24f;
+  // Selects, not an array indexed at run time, which a GPU would keep in
+  // local memory.
+  uint32_t low = (e & 1) != 0 ? x.x1 : x.x0;
+  uint32_t high = (e & 1) != 0 ? x.x3 : x.x2;
+  uint32_t word = (e & 2) != 0 ? high : low;
+  return static_cast<float>(word >> 8) * 0x1p-24f;
 }
 
 /// Whether dropout at `rate` keeps element e.

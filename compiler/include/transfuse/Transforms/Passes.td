@@ -436,6 +436,43 @@ def PromoteAccumulators : Pass<"nn-promote-accumulators"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def ShareDropoutBlocks : Pass<"nn-share-dropout-blocks"> {
+  let summary = "Computes each Philox block of a dropout once for its four elements";
+  let description = [{
+    For the CPU, after `convert-linalg-to-loops`. Four consecutive elements
+    of a dropout share a Philox block, one word each (docs/autodiff.md).
+    Where a row of the tensor dropped starts a block, the lowering of
+    `nn.dropout` computes an element's block within its row as `j >> 2`
+    and its word as `j & 3`, for `j` its last index, on ops marked
+    `nn.dropout_block` and `nn.dropout_word`. An `scf.for` over `j` that
+    starts at a multiple of 4 and runs by 1 a multiple of 4 times is
+    unrolled by 4: copy `i` sees `j + i` with `j` a multiple of 4, so its
+    block is copy 0's and its word `i`. The copies' Philox rounds are then
+    the same ops on the same values, and CSE in the loop keeps one set:
+
+    ```mlir
+    scf.for %j = %c0 to %c8 step %c1 {
+      %e = arith.index_castui %j : index to i64
+      %b = arith.shrui %e, %c2 {nn.dropout_block} : i64
+      %w = arith.andi %e, %c3 {nn.dropout_word} : i64
+      ... Philox of %b, word %w ...
+    }
+    // becomes
+    scf.for %j = %c0 to %c8 step %c4 {
+      %e = arith.index_castui %j : index to i64
+      %b = arith.shrui %e, %c2 {nn.dropout_block} : i64
+      ... Philox of %b once, words 0, 1, 2 and 3 for j .. j + 3 ...
+    }
+    ```
+
+    A loop whose marked ops use anything but its own index, or that does
+    not run over whole blocks, is left as it is; its elements each compute
+    their own block, which gives the same bits.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def SinkIntoLaunches : Pass<"nn-sink-into-launches"> {
   let summary = "Moves views, constants and tables into the launches using them";
   let description = [{

@@ -2,14 +2,16 @@
 //
 // A training-mode dropout draws each element's keep bit from Philox4x32-10
 // (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011)
-// keyed by the step's seed, with the element's row-major index and the
-// op's stream as the counter. The draw depends on nothing but those, so
+// keyed by the step's seed: element e takes word e % 4 of the block whose
+// counter is e / 4 (the row-major index) and the op's stream. The draw
+// depends on nothing but those, so
 // the backward pass regenerates the mask, any tiling or thread count gives
 // the same bits, and the runtime's attention kernels (runtime/lib/Philox.h)
 // agree with this lowering bit for bit.
 //===----------------------------------------------------------------------===//
 #include "Builders.h"
 #include "Patterns.h"
+#include "transfuse/Transforms/DropoutBlocks.h"
 #include "transfuse/Transforms/Replica.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -25,9 +27,10 @@ constexpr uint32_t kMultiplier0 = 0xD2511F53, kMultiplier1 = 0xCD9E8D57;
 constexpr uint32_t kWeyl0 = 0x9E3779B9, kWeyl1 = 0xBB67AE85;
 constexpr int kRounds = 10;
 
-/// The first 32-bit word of Philox4x32-10 for `counter` and `key`.
-Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> counter,
-                      std::array<Value, 2> key) {
+/// The four 32-bit words of Philox4x32-10 for `counter` and `key`.
+std::array<Value, 4> philoxBlock(OpBuilder &b, Location loc,
+                                 std::array<Value, 4> counter,
+                                 std::array<Value, 2> key) {
   auto constant = [&](uint32_t v) -> Value {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   };
@@ -47,7 +50,25 @@ Value philoxFirstWord(OpBuilder &b, Location loc, std::array<Value, 4> counter,
     counter = {xor3(p1.getHigh(), counter[1], key[0]), p1.getLow(),
                xor3(p0.getHigh(), counter[3], key[1]), p0.getLow()};
   }
-  return counter[0];
+  return counter;
+}
+
+/// Word `which` (an i32 in [0, 4)) of `block`: two selects on its low bit,
+/// one on its high bit.
+Value wordOf(OpBuilder &b, Location loc, std::array<Value, 4> block,
+             Value which) {
+  auto bit = [&](uint32_t mask) -> Value {
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value masked = arith::AndIOp::create(
+        b, loc, which,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(mask)));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, masked,
+                                 zero);
+  };
+  Value odd = bit(1);
+  Value low = arith::SelectOp::create(b, loc, odd, block[1], block[0]);
+  Value high = arith::SelectOp::create(b, loc, odd, block[3], block[2]);
+  return arith::SelectOp::create(b, loc, bit(2), high, low);
 }
 
 /// The low and high 32-bit halves of an i64.
@@ -59,8 +80,8 @@ std::array<Value, 2> halves(OpBuilder &b, Location loc, Value value) {
           arith::TruncIOp::create(b, loc, i32, high)};
 }
 
-/// The element's row-major index in `shape`, from the linalg.index ops of
-/// the enclosing generic.
+/// The row-major index in `shape` of the enclosing generic's point, from
+/// its linalg.index ops, as an i64.
 Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
   Value index = arith::ConstantIndexOp::create(b, loc, 0);
   for (auto [dim, size] : llvm::enumerate(shape)) {
@@ -70,6 +91,46 @@ Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
                                   linalg::IndexOp::create(b, loc, dim));
   }
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// An element's Philox block and its word in it (an i32 in [0, 4)).
+struct Draw {
+  Value block, word;
+};
+
+/// The draw of the generic's point in a tensor of `shape` whose elements
+/// count from `firstElement` (null for 0). Where the last extent is a
+/// multiple of 4, a row starts a block: the block is the row's first plus
+/// j >> 2 and the word j & 3, for j the last index, and those two ops are
+/// marked for nn-share-dropout-blocks, which computes each block once for
+/// its four elements once the loops exist.
+Draw drawOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+            Value firstElement) {
+  auto i64 = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  if (shape.empty() || shape.back() % 4 != 0) {
+    Value index = linearIndex(b, loc, shape);
+    if (firstElement)
+      index = arith::AddIOp::create(b, loc, firstElement, index);
+    return {arith::ShRUIOp::create(b, loc, index, i64(2)),
+            arith::TruncIOp::create(b, loc, b.getI32Type(), index)};
+  }
+  int64_t last = shape.size() - 1;
+  Value row = linearIndex(b, loc, shape.drop_back());
+  Value j = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                         linalg::IndexOp::create(b, loc, last));
+  auto inRow = arith::ShRUIOp::create(b, loc, j, i64(2));
+  inRow->setAttr(kDropoutBlockAttr, b.getUnitAttr());
+  auto word = arith::AndIOp::create(b, loc, j, i64(3));
+  word->setAttr(kDropoutWordAttr, b.getUnitAttr());
+  Value rowBlock = arith::MulIOp::create(b, loc, row, i64(shape.back() / 4));
+  // The replicas before this one hold whole rows: a multiple of 4 elements.
+  if (firstElement)
+    rowBlock = arith::AddIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, firstElement, i64(2)), rowBlock);
+  return {arith::AddIOp::create(b, loc, rowBlock, inRow),
+          arith::TruncIOp::create(b, loc, b.getI32Type(), word)};
 }
 
 /// Training: x * keep / (1 - rate). Inference (no seed): x.
@@ -105,19 +166,18 @@ struct DropoutPattern : OpConversionPattern<nn::DropoutOp> {
           auto i32 = [&](uint32_t v) -> Value {
             return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
           };
-          Value index = linearIndex(b, loc, type.getShape());
-          if (firstElement)
-            index = arith::AddIOp::create(b, loc, firstElement, index);
-          std::array<Value, 2> element = halves(b, loc, index);
+          Draw draw = drawOf(b, loc, type.getShape(), firstElement);
+          std::array<Value, 2> block = halves(b, loc, draw.block);
           std::array<Value, 2> key = halves(b, loc, x[1]);
-          Value word = philoxFirstWord(b, loc,
-                                       {element[0], element[1],
-                                        i32(uint64_t(stream) & 0xffffffff),
-                                        i32(uint64_t(stream) >> 32)},
-                                       key);
-          Value draw = arith::ShRUIOp::create(b, loc, word, i32(8));
+          std::array<Value, 4> words = philoxBlock(
+              b, loc,
+              {block[0], block[1], i32(uint64_t(stream) & 0xffffffff),
+               i32(uint64_t(stream) >> 32)},
+              key);
+          Value word = wordOf(b, loc, words, draw.word);
+          Value top = arith::ShRUIOp::create(b, loc, word, i32(8));
           Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                             draw, i32(threshold));
+                                             top, i32(threshold));
           Value scaled = arith::MulFOp::create(
               b, loc, x[0],
               scalar(b, loc, type.getElementType(), 1.0 / (1.0 - rate)));
