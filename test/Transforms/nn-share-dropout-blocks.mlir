@@ -87,3 +87,38 @@ func.func @not_whole_blocks(%out: memref<16xi64>, %k: index) {
   }
   return
 }
+
+// -----
+
+// Each copy loads the seed again. The loop never writes the seed's buffer,
+// so one load moves before the loop and the copies share one block's
+// rounds; a load of a buffer the loop writes stays in it, once per copy.
+// CHECK-LABEL: func.func @seed_loaded_in_the_loop
+// CHECK-SAME:    (%[[OUT:.*]]: memref<8xi64>, %[[SEED:.*]]: memref<i64>, %[[COUNT:.*]]: memref<i64>)
+// CHECK:         %[[KEY:.*]] = memref.load %[[SEED]][] : memref<i64>
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:       memref.load %[[SEED]]
+// CHECK:           %[[R:.*]] = arith.muli %{{.*}}, %[[KEY]] : i64
+// CHECK-NOT:       arith.muli
+// CHECK-COUNT-4:   memref.load %[[COUNT]][] : memref<i64>
+// CHECK:         return
+func.func @seed_loaded_in_the_loop(%out: memref<8xi64>, %seed: memref<i64>, %count: memref<i64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %two = arith.constant 2 : i64
+  %three = arith.constant 3 : i64
+  scf.for %j = %c0 to %c8 step %c1 {
+    %key = memref.load %seed[] : memref<i64>
+    %e = arith.index_castui %j : index to i64
+    %block = arith.shrui %e, %two {nn.dropout_block} : i64
+    %word = arith.andi %e, %three {nn.dropout_word} : i64
+    %rounds = arith.muli %block, %key : i64
+    %draw = arith.addi %rounds, %word : i64
+    memref.store %draw, %out[%j] : memref<8xi64>
+    %n = memref.load %count[] : memref<i64>
+    %next = arith.addi %n, %draw : i64
+    memref.store %next, %count[] : memref<i64>
+  }
+  return
+}

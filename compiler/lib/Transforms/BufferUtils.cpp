@@ -22,6 +22,63 @@ Value viewSource(Operation *op) {
   return cast<ViewLikeOpInterface>(op).getViewSource();
 }
 
+namespace {
+
+/// Where a memref's elements live: the buffer it is ultimately a view of (a
+/// function argument, an allocation, a global), and, when it is one slice
+/// of that buffer made by memref.view (the arena's temporaries), that
+/// slice, whose byte offset is then relative to the root. A slice of a
+/// slice is not kept: its offset is not.
+struct Place {
+  Value root;
+  memref::ViewOp slice;
+};
+
+Place placeOf(Value memref) {
+  Place place{memref, nullptr};
+  int slices = 0;
+  while (Operation *op = place.root.getDefiningOp()) {
+    if (!isView(op))
+      break;
+    if (auto slice = dyn_cast<memref::ViewOp>(op)) {
+      place.slice = slice;
+      ++slices;
+    }
+    place.root = viewSource(op);
+  }
+  if (slices > 1)
+    place.slice = nullptr;
+  return place;
+}
+
+/// The bytes [begin, end) `slice` covers, when its offset and shape are
+/// static.
+std::optional<std::pair<int64_t, int64_t>> bytesOf(memref::ViewOp slice) {
+  auto offset = slice.getByteShift().getDefiningOp<arith::ConstantIndexOp>();
+  MemRefType type = slice.getType();
+  if (!offset || !type.hasStaticShape() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return std::nullopt;
+  int64_t begin = offset.value();
+  return std::make_pair(begin, begin + type.getNumElements() *
+                                           type.getElementTypeBitWidth() / 8);
+}
+
+bool disjoint(const Place &a, const Place &b) {
+  if (a.root != b.root)
+    return true;
+  if (!a.slice || !b.slice)
+    return false;
+  auto x = bytesOf(a.slice), y = bytesOf(b.slice);
+  return x && y && (x->second <= y->first || y->second <= x->first);
+}
+
+} // namespace
+
+bool certainlyDisjoint(Value a, Value b) {
+  return disjoint(placeOf(a), placeOf(b));
+}
+
 Aliases aliasesOf(Value buffer) {
   Value root = buffer;
   while (root.getDefiningOp() && isView(root.getDefiningOp()))

@@ -24,6 +24,12 @@ mlir::Value viewSource(mlir::Operation *op);
 /// allocation, and every view of those, transitively.
 Aliases aliasesOf(mlir::Value buffer);
 
+/// Whether the memory of memrefs `a` and `b` certainly does not overlap:
+/// they view distinct buffers (function arguments, allocations, globals;
+/// the entry point's arguments are distinct allocations), or memref.view
+/// slices of one buffer whose static byte ranges do not intersect.
+bool certainlyDisjoint(mlir::Value a, mlir::Value b);
+
 /// Whether `op` has an operand in `aliases`.
 bool touches(mlir::Operation *op, const Aliases &aliases);
 

@@ -4,11 +4,11 @@
 // iteration (`acc[i] = acc[i] + x[i, k]`). On the GPU, a store to a buffer
 // the loop's loads may alias keeps every load behind the store before it, so
 // each iteration waits out a memory round trip; on the CPU, LLVM cannot
-// vectorise a loop that stores two such elements it cannot tell apart. Where the element's buffer
-// cannot overlap anything else the loop touches, the element is loaded once
-// before the loop, carried in an iter_arg and stored once after it: the same
-// additions in the same order, on a register. Applied from the innermost
-// loop out, the load and store leave a whole nest.
+// vectorise a loop that stores two such elements it cannot tell apart. Where
+// the element's buffer cannot overlap anything else the loop touches, the
+// element is loaded once before the loop, carried in an iter_arg and stored
+// once after it: the same additions in the same order, on a register. Applied
+// from the innermost loop out, the load and store leave a whole nest.
 //===----------------------------------------------------------------------===//
 #include "BufferUtils.h"
 #include "transfuse/Transforms/Passes.h"
@@ -25,70 +25,17 @@ namespace transfuse {
 } // namespace transfuse
 
 using namespace mlir;
+using transfuse::buffers::certainlyDisjoint;
 using transfuse::buffers::isView;
 using transfuse::buffers::throughIdentity;
-using transfuse::buffers::viewSource;
 
 namespace {
-
-/// Where a memref's elements live: the buffer it is ultimately a view of (a
-/// function argument, an allocation, a global), and, when it is one slice
-/// of that buffer made by memref.view (the arena's temporaries), that
-/// slice, whose byte offset is then relative to the root. A slice of a
-/// slice is not kept: its offset is not.
-struct Place {
-  Value root;
-  memref::ViewOp slice;
-};
-
-Place placeOf(Value memref) {
-  Place place{memref, nullptr};
-  int slices = 0;
-  while (Operation *op = place.root.getDefiningOp()) {
-    if (!isView(op))
-      break;
-    if (auto slice = dyn_cast<memref::ViewOp>(op)) {
-      place.slice = slice;
-      ++slices;
-    }
-    place.root = viewSource(op);
-  }
-  if (slices > 1)
-    place.slice = nullptr;
-  return place;
-}
-
-/// The bytes [begin, end) `slice` covers, when its offset and shape are
-/// static.
-std::optional<std::pair<int64_t, int64_t>> bytesOf(memref::ViewOp slice) {
-  auto offset = slice.getByteShift().getDefiningOp<arith::ConstantIndexOp>();
-  MemRefType type = slice.getType();
-  if (!offset || !type.hasStaticShape() ||
-      type.getElementTypeBitWidth() % 8 != 0)
-    return std::nullopt;
-  int64_t begin = offset.value();
-  return std::make_pair(begin, begin + type.getNumElements() *
-                                           type.getElementTypeBitWidth() / 8);
-}
-
-/// Whether `a` and `b` certainly share no element: distinct buffers (the
-/// entry point's arguments are distinct allocations), or slices of one
-/// buffer whose static byte ranges do not intersect.
-bool disjoint(const Place &a, const Place &b) {
-  if (a.root != b.root)
-    return true;
-  if (!a.slice || !b.slice)
-    return false;
-  auto x = bytesOf(a.slice), y = bytesOf(b.slice);
-  return x && y && (x->second <= y->first || y->second <= x->first);
-}
 
 /// Whether nothing in `loop` but `load` and `store` may touch the memory
 /// of `buffer`: every other op that has a memref operand declares its
 /// effects, and each such operand is disjoint from `buffer`.
 bool onlyAccesses(scf::ForOp loop, Value buffer, Operation *load,
                   Operation *store) {
-  Place element = placeOf(buffer);
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     if (op == load || op == store)
       return WalkResult::advance();
@@ -97,7 +44,7 @@ bool onlyAccesses(scf::ForOp loop, Value buffer, Operation *load,
       if (!isa<MemRefType>(operand.getType()))
         continue;
       memrefs = true;
-      if (!disjoint(placeOf(operand), element))
+      if (!certainlyDisjoint(operand, buffer))
         return WalkResult::interrupt();
     }
     if (memrefs && !isa<MemoryEffectOpInterface>(op) && !isView(op))

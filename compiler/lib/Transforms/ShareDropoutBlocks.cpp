@@ -6,13 +6,17 @@
 // the lowering marked an element's block within its row as j >> 2 and its
 // word as j & 3, j the index the loop runs over from a multiple of 4, the
 // loop is unrolled by 4: in copy i (index j + i, j now a multiple of 4) the
-// block is copy 0's and the word is i. The four copies' rounds are then
-// the same ops on the same values, and CSE keeps one.
+// block is copy 0's and the word is i. Each copy loads the seed again; a
+// load of an element the loop never writes leaves the loop, once. The
+// four copies' rounds are then the same ops on the same values, and CSE
+// keeps one.
 //===----------------------------------------------------------------------===//
+#include "BufferUtils.h"
 #include "transfuse/Transforms/DropoutBlocks.h"
 #include "transfuse/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -58,6 +62,48 @@ bool drawsWholeBlocks(scf::ForOp loop) {
          (*upper - *lower) % kElementsPerBlock == 0;
 }
 
+/// Whether nothing in `loop` may write the memory of `buffer`: every op
+/// there with a memref operand that may overlap it loads or is a view.
+bool readOnlyIn(scf::ForOp loop, Value buffer) {
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (isa<memref::LoadOp>(op) || transfuse::buffers::isView(op))
+      return WalkResult::advance();
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) &&
+          !transfuse::buffers::certainlyDisjoint(operand, buffer))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Moves the loads in `loop`'s body of an element fixed across it that
+/// nothing in it writes (the dropout's seed, which every unrolled copy
+/// loads) before the loop, one per element. The loop runs at least once.
+void hoistInvariantLoads(scf::ForOp loop) {
+  SmallVector<memref::LoadOp> hoisted;
+  for (Operation &op :
+       llvm::make_early_inc_range(loop.getBody()->without_terminator())) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (!load || !llvm::all_of(load->getOperands(), [&](Value v) {
+          return loop.isDefinedOutsideOfLoop(v);
+        }))
+      continue;
+    if (!readOnlyIn(loop, load.getMemRef()))
+      continue;
+    auto twin = llvm::find_if(hoisted, [&](memref::LoadOp other) {
+      return other->getOperands() == load->getOperands();
+    });
+    if (twin != hoisted.end()) {
+      load.replaceAllUsesWith(twin->getResult());
+      load.erase();
+    } else {
+      load->moveBefore(loop);
+      hoisted.push_back(load);
+    }
+  }
+}
+
 /// Unrolls `loop` by 4 and gives each copy copy 0's block and its own word.
 void share(RewriterBase &rewriter, scf::ForOp loop) {
   // The copies the unrolling makes, by copy; the original ops are copy 0.
@@ -88,6 +134,7 @@ void share(RewriterBase &rewriter, scf::ForOp loop) {
     else if (copy != 0 && firstBlock)
       rewriter.replaceOp(op, firstBlock->getResults());
   }
+  hoistInvariantLoads(main);
   DominanceInfo dominance;
   eliminateCommonSubExpressions(rewriter, dominance, main);
 }

@@ -447,8 +447,10 @@ def ShareDropoutBlocks : Pass<"nn-share-dropout-blocks"> {
     `nn.dropout_block` and `nn.dropout_word`. An `scf.for` over `j` that
     starts at a multiple of 4 and runs by 1 a multiple of 4 times is
     unrolled by 4: copy `i` sees `j + i` with `j` a multiple of 4, so its
-    block is copy 0's and its word `i`. The copies' Philox rounds are then
-    the same ops on the same values, and CSE in the loop keeps one set:
+    block is copy 0's and its word `i`. A load in the loop of an element
+    fixed across it that nothing there can write (the seed, which each copy
+    loads again) moves before the loop, once. The copies' Philox rounds are
+    then the same ops on the same values, and CSE in the loop keeps one set:
 
     ```mlir
     scf.for %j = %c0 to %c8 step %c1 {
