@@ -34,7 +34,6 @@
 
 #include <array>
 #include <cstdint>
-#include <type_traits>
 
 namespace transfuse::rt {
 
@@ -72,10 +71,11 @@ TF_PHILOX_INLINE void mulhilo(uint32_t a, u32x16 b, u32x16 &hi, u32x16 &lo) {
 }
 
 /// Philox-4x32-10 of a counter block under a key, in portable code; U32 is
-/// uint32_t for one block or u32x16 for 16, one per lane.
+/// uint32_t for one block or u32x16 for 16, one per lane (philoxLanes is
+/// the faster way to 16).
 template <typename U32>
-TF_PHILOX_INLINE std::array<U32, 4>
-philoxPortable(std::array<U32, 4> ctr, std::array<uint32_t, 2> key) {
+TF_PHILOX_INLINE std::array<U32, 4> philox4x32_10(std::array<U32, 4> ctr,
+                                                  std::array<uint32_t, 2> key) {
   // Left a loop, the 16-lane form runs about 10% slower.
 #pragma GCC unroll 10
   for (int round = 0; round < 10; ++round) {
@@ -92,7 +92,7 @@ philoxPortable(std::array<U32, 4> ctr, std::array<uint32_t, 2> key) {
 using PhiloxLanes = std::array<u32x16, 4>;
 
 /// Philox-4x32-10 of the 16 blocks in the lanes of `ctr`, with AVX-512F's
-/// 32x32->64 products where the CPU has them, else philoxPortable
+/// 32x32->64 products where the CPU has them, else philox4x32_10
 /// (PhiloxLanes.cpp). Exported from the runtime for its tests.
 __attribute__((visibility("default"))) PhiloxLanes
 philoxLanes(const PhiloxLanes &ctr, std::array<uint32_t, 2> key);
@@ -102,17 +102,6 @@ philoxLanes(const PhiloxLanes &ctr, std::array<uint32_t, 2> key);
 __attribute__((visibility("default"))) std::array<PhiloxLanes, 2>
 philoxLanes2(const std::array<PhiloxLanes, 2> &ctr,
              std::array<uint32_t, 2> key);
-
-/// Philox-4x32-10 of a counter block under a key; U32 is uint32_t for one
-/// block or u32x16 for 16, one per lane.
-template <typename U32>
-TF_PHILOX_INLINE std::array<U32, 4> philox4x32_10(std::array<U32, 4> ctr,
-                                                  std::array<uint32_t, 2> key) {
-  if constexpr (std::is_same_v<U32, u32x16>)
-    return philoxLanes(ctr, key);
-  else
-    return philoxPortable(ctr, key);
-}
 
 /// Whether dropout at `rate` keeps the element whose word of its block is
 /// `word`: a bool, or for the 16 lanes of a vector -1 where it keeps and 0

@@ -1,7 +1,7 @@
 //===- PhiloxLanes.cpp - Philox-4x32-10 of 16 blocks at once --------------===//
 //
 // Philox's round multiplies two 32-bit words into 64 bits. Written with
-// GCC's generic vectors (philoxPortable in Philox.h), GCC 12 builds each of
+// GCC's generic vectors (philox4x32_10 in Philox.h), GCC 12 builds each of
 // those products from three vpmuludq, shifts and adds, as if the operands
 // had 64 bits. With AVX-512F's own 32x32->64 product, each half of the 16
 // lanes widened to 64-bit lanes, a round is two products, two shifts and
@@ -86,13 +86,13 @@ philoxLanesAvx512(const PhiloxLanes &ctr, std::array<uint32_t, 2> key) {
 
 __attribute__((noinline)) PhiloxLanes
 philoxLanesPortable(const PhiloxLanes &ctr, std::array<uint32_t, 2> key) {
-  return philoxPortable(ctr, key);
+  return philox4x32_10(ctr, key);
 }
 
 __attribute__((noinline)) std::array<PhiloxLanes, 2>
 philoxLanes2Portable(const std::array<PhiloxLanes, 2> &ctr,
                      std::array<uint32_t, 2> key) {
-  return {philoxPortable(ctr[0], key), philoxPortable(ctr[1], key)};
+  return {philox4x32_10(ctr[0], key), philox4x32_10(ctr[1], key)};
 }
 
 using PhiloxLanesFn = PhiloxLanes (*)(const PhiloxLanes &,
