@@ -1,9 +1,10 @@
 // RUN: transfuse-opt %s -split-input-file -nn-fuse-elementwise-loops | FileCheck %s
 
 // -nn-fuse-elementwise-loops: an elementwise linalg.generic feeding another
-// (or a reduction) as its only reader becomes one loop; fills and named
-// contractions are left as they are, so that matmuls stay recognisable for
-// the runtime's GEMM.
+// (or a reduction) as its only reader becomes one loop, and so does one
+// feeding an elementwise reader that every other reader follows (the loop
+// also stores the value for them); fills and named contractions are left as
+// they are, so that matmuls stay recognisable for the runtime's GEMM.
 
 // Two generics, one loop: the broadcast input keeps its map and the body is
 // the producer's followed by the consumer's.
@@ -189,7 +190,8 @@ func.func @generic_into_reduce(%a: tensor<4x16xf32>) -> tensor<4xf32> {
 // -----
 
 // A value read by two loops is computed once and stored: the exponential
-// is neither folded into its readers nor recomputed in each of them.
+// is neither folded into its readers nor recomputed in each of them. (Its
+// first reader is a reduction, which does not store values for others.)
 // CHECK-LABEL: func.func @two_readers
 // CHECK:         %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<4x16xf32>)
 // CHECK-NEXT:    ^bb0
@@ -256,4 +258,138 @@ func.func @fill_into_generic(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
     linalg.yield %z : f32
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A value read by an elementwise loop and, after it, by a call: one loop
+// that computes both values and stores the first for the call.
+// CHECK-LABEL: func.func @stored_for_a_later_reader
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK:         %[[R:.*]]:2 = linalg.generic {{.*}} ins(%[[X]] : tensor<4x8xf32>) outs(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:[^:]+]]: f32, %{{[^:]+}}: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[IN]] : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[E]], %[[IN]] : f32
+// CHECK-NEXT:      linalg.yield %[[E]], %[[M]] : f32, f32
+// CHECK:         call @use(%[[R]]#0)
+// CHECK-NEXT:    return %[[R]]#1
+// CHECK-NOT:     linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @use(tensor<4x8xf32>)
+func.func @stored_for_a_later_reader(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %y = arith.mulf %u, %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  call @use(%a) : (tensor<4x8xf32>) -> ()
+  return %b : tensor<4x8xf32>
+}
+
+// -----
+
+// The same with the call before the elementwise reader: the fused loop
+// would come too late for the call, so both loops stay and the
+// exponential is computed once.
+// CHECK-LABEL: func.func @earlier_reader
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:           math.exp
+// CHECK:         call @use(%[[A]])
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %{{.*}} : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-NOT:       math.exp
+// CHECK:           arith.mulf
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func private @use(tensor<4x8xf32>)
+func.func @earlier_reader(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  call @use(%a) : (tensor<4x8xf32>) -> ()
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %y = arith.mulf %u, %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  return %b : tensor<4x8xf32>
+}
+
+// -----
+
+// An optimizer-like update: g = x·s read by both moments, the step reading
+// both moments, the moments returned after it. One loop stores m, v and
+// the step, each operation once (the step reads two values of one loop:
+// each read folds that loop in, and the repeated operations merge).
+// CHECK-LABEL: func.func @update
+// CHECK-SAME:    (%[[X:.*]]: tensor<8xf32>, %[[S:.*]]: tensor<8xf32>, %[[M0:.*]]: tensor<8xf32>, %[[V0:.*]]: tensor<8xf32>)
+// CHECK:         %[[R:.*]]:3 = linalg.generic {{.*}} ins(%[[X]], %[[S]], %[[M0]], %[[V0]] : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK-NEXT:    ^bb0(%[[XI:[^:]+]]: f32, %[[SI:[^:]+]]: f32, %[[MI:[^:]+]]: f32, %[[VI:[^:]+]]: f32,
+// CHECK-NEXT:      %[[G:.*]] = arith.mulf %[[XI]], %[[SI]] : f32
+// CHECK-NEXT:      %[[G2:.*]] = arith.mulf %[[G]], %[[G]] : f32
+// CHECK-NEXT:      %[[V:.*]] = arith.addf %[[G2]], %[[VI]] : f32
+// CHECK-NEXT:      %[[ROOT:.*]] = math.sqrt %[[V]] : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.addf %[[G]], %[[MI]] : f32
+// CHECK-NEXT:      %[[STEP:.*]] = arith.divf %[[M]], %[[ROOT]] : f32
+// CHECK-NEXT:      linalg.yield %[[V]], %[[M]], %[[STEP]] : f32, f32, f32
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]#2, %[[R]]#1, %[[R]]#0 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+#id = affine_map<(d0) -> (d0)>
+func.func @update(%x: tensor<8xf32>, %s: tensor<8xf32>, %m0: tensor<8xf32>, %v0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %s : tensor<8xf32>, tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.mulf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%g, %m0 : tensor<8xf32>, tensor<8xf32>) outs(%e1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.addf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %g2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%g, %g : tensor<8xf32>, tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.mulf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %e3 = tensor.empty() : tensor<8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%g2, %v0 : tensor<8xf32>, tensor<8xf32>) outs(%e3 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.addf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %e4 = tensor.empty() : tensor<8xf32>
+  %root = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%v : tensor<8xf32>) outs(%e4 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = math.sqrt %a : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  %e5 = tensor.empty() : tensor<8xf32>
+  %step = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%m, %root : tensor<8xf32>, tensor<8xf32>) outs(%e5 : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %y = arith.divf %a, %b : f32
+    linalg.yield %y : f32
+  } -> tensor<8xf32>
+  return %step, %m, %v : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

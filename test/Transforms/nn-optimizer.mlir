@@ -38,8 +38,6 @@
 // CHECK:         %[[V:.*]] = nn.param_load @optimizer.exp_avg_sq.w
 // CHECK:         %[[MNEW:.*]] = nn.add
 // CHECK:         %[[VNEW:.*]] = nn.add
-// CHECK:         nn.param_store %[[MNEW]] to @optimizer.exp_avg.w
-// CHECK:         nn.param_store %[[VNEW]] to @optimizer.exp_avg_sq.w
 // Bias corrections 1 - β^t.
 // CHECK:         math.powf
 // CHECK:         math.powf
@@ -47,7 +45,11 @@
 // CHECK:         %[[DIR:.*]] = nn.div %[[MNEW]]
 // CHECK:         %[[STEPV:.*]] = nn.mul %[[DIR]]
 // CHECK:         %[[WNEW:.*]] = nn.sub %{{.*}}, %[[STEPV]]
-// CHECK:         nn.param_store %[[WNEW]] to @w
+// The parameter is stored before the moments, so that every read of the
+// moments' new values comes before their stores (one fused loop).
+// CHECK-NEXT:    nn.param_store %[[WNEW]] to @w
+// CHECK-NEXT:    nn.param_store %[[MNEW]] to @optimizer.exp_avg.w
+// CHECK-NEXT:    nn.param_store %[[VNEW]] to @optimizer.exp_avg_sq.w
 // CHECK:         return %[[LOSS]], %[[NORM]], %{{.*}} : tensor<f32>, tensor<f32>, tensor<f32>
 module attributes {nn.training = {clip_grad_norm = 1.0 : f64, optimizer = {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-08 : f64, kind = "adam", lr = 1.0e-03 : f64, weight_decay = 0.0 : f64}, schedule = {kind = "linear_warmup", warmup_steps = 10 : i64}, seed = 7 : i64}} {
   nn.parameter @w : tensor<3xf32> init <zeros>
@@ -75,12 +77,12 @@ module attributes {nn.training = {clip_grad_norm = 1.0 : f64, optimizer = {beta1
 // CHECK:         %[[B:.*]] = nn.param_load @optimizer.momentum_buffer.w
 // CHECK:         %[[MB:.*]] = nn.mul %[[B]]
 // CHECK:         %[[BNEW:.*]] = nn.add %[[MB]], %[[G]]
-// CHECK:         nn.param_store %[[BNEW]] to @optimizer.momentum_buffer.w
 // CHECK:         %[[LOOK:.*]] = nn.mul %[[BNEW]]
 // CHECK:         %[[DIR:.*]] = nn.add %[[G]], %[[LOOK]]
 // CHECK:         %[[STEPV:.*]] = nn.mul %[[DIR]]
 // CHECK:         %[[WNEW:.*]] = nn.sub %[[W]], %[[STEPV]]
-// CHECK:         nn.param_store %[[WNEW]] to @w
+// CHECK-NEXT:    nn.param_store %[[WNEW]] to @w
+// CHECK-NEXT:    nn.param_store %[[BNEW]] to @optimizer.momentum_buffer.w
 module attributes {nn.training = {clip_grad_norm = 0.0 : f64, optimizer = {kind = "sgd", lr = 0.1 : f64, momentum = 0.9 : f64, nesterov = true, weight_decay = 0.01 : f64}, schedule = {kind = "constant"}, seed = 0 : i64}} {
   nn.parameter @w : tensor<2xf32> init <zeros>
   func.func @loss_and_grads(%x: tensor<2xf32> {nn.name = "x"}) -> (tensor<f32> {nn.name = "loss"}, tensor<2xf32> {nn.grad = "w", nn.name = "grad.w"}) {

@@ -374,17 +374,23 @@ private:
     if (settings.weightDecay != 0 && !decoupled)
       g = add(g, mul(p, constant(settings.weightDecay)));
 
+    // The parameter is stored before its optimizer state: every read of the
+    // state's new value then follows the update that computes it too, so
+    // the update fuses into one loop (nn-fuse-elementwise-loops).
     if (settings.optimizer == "sgd") {
-      Value direction = g;
+      Value direction = g, updated;
+      StringAttr bufferName;
       if (settings.momentum != 0) {
         auto [name, buffer] = state(parameter, "momentum_buffer");
-        Value updated = add(mul(buffer, constant(settings.momentum)), g);
-        store(updated, name);
+        updated = add(mul(buffer, constant(settings.momentum)), g);
+        bufferName = name;
         direction = settings.nesterov
                         ? add(g, mul(updated, constant(settings.momentum)))
                         : updated;
       }
       store(sub(p, mul(direction, scalar(lr))), parameter.getSymName());
+      if (updated)
+        store(updated, bufferName);
       return;
     }
 
@@ -397,8 +403,6 @@ private:
                      mul(g, constant(1.0 - settings.beta1)));
     Value vNew = add(mul(v, constant(settings.beta2)),
                      mul(mul(g, g), constant(1.0 - settings.beta2)));
-    store(mNew, mName);
-    store(vNew, vName);
     Value correction1 = s.sub(s.f64(1.0), s.pow(s.f64(settings.beta1), t));
     Value correction2 = s.sub(s.f64(1.0), s.pow(s.f64(settings.beta2), t));
     Value stepSize = scalar(s.div(lr, correction1));
@@ -408,6 +412,8 @@ private:
             constant(settings.eps));
     Value direction = nn::DivOp::create(b, loc, mNew, denominator);
     store(sub(p, mul(direction, stepSize)), parameter.getSymName());
+    store(mNew, mName);
+    store(vNew, vName);
   }
 
   /// One parameter's update as the op of the runtime's kernel: what

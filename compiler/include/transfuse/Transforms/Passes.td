@@ -237,6 +237,10 @@ def FuseElementwiseLoops : Pass<"nn-fuse-elementwise-loops"> {
     Upstream elementwise fusion, restricted to a `linalg.generic` producer
     feeding a `linalg.generic` consumer: fills and named contractions stay
     as they are, so matmuls remain recognisable for the runtime's GEMM.
+    A producer folds into its sole reader, or into an elementwise reader
+    that every other reader follows in its block: the fused loop then keeps
+    the producer's values as outputs, which those readers read instead. A
+    value is never computed in two loops.
     A fusion whose loop body would exceed `max-body-ops` operations is left
     out, which keeps this pass and the code generation of the loop linear
     in the length of a chain.
