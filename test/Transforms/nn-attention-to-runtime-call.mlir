@@ -238,3 +238,78 @@ func.func @grad_head_merge(%q: memref<1x2x3x8xf32>, %seed: memref<i64>, %dq_fina
   call @use(%dv) : (memref<1x2x3x8xf32>) -> ()
   return
 }
+
+// -----
+
+// Training reads q, k and v twice, in the forward and again in the
+// backward, and the backward reads the forward's result: every head split
+// and merge is still a view. q, k and v are read out of the projection with
+// strides (s·3·h·d, d, 3·h·d) by both kernels, the forward writes its result
+// through a view of the merged buffer (strides s·h·d, d, h·d) and the
+// backward reads it there, and dO is read out of the incoming gradient.
+// CHECK-LABEL: func.func @training_head_split
+// CHECK-SAME:    (%[[PROJ:.*]]: memref<1x3x48xf32>, %[[DY:.*]]: memref<1x3x16xf32>, %[[SEED:.*]]: memref<i64>, %[[DQ:.*]]: memref<1x2x3x8xf32>) -> memref<1x3x2x8xf32>
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[MERGED:.*]] = memref.alloc() : memref<1x3x2x8xf32>
+// CHECK:         memref.transpose %[[MERGED]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x3x2x8xf32> to memref<1x2x3x8xf32, strided<[48, 8, 16, 1]>>
+// CHECK:         call @tfrt_attention_stats_f32(%c1_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, {{.*}}, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}})
+// CHECK:         call @tfrt_attention_backward_f32(%c1_i64, %c2_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, %{{.*}}, %c144_i64, %c8_i64, %c48_i64, {{.*}}, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}}, %{{.*}}, %c48_i64, %c8_i64, %c16_i64, %{{.*}}, %c48_i64, %c24_i64, %c8_i64,
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return %[[MERGED]]
+#heads = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @training_head_split(%proj: memref<1x3x48xf32>, %dy: memref<1x3x16xf32>, %seed: memref<i64>, %dq: memref<1x2x3x8xf32>) -> memref<1x3x2x8xf32> {
+  %qs = memref.subview %proj[0, 0, 0] [1, 3, 16] [1, 1, 1] : memref<1x3x48xf32> to memref<1x3x16xf32, strided<[144, 48, 1]>>
+  %ks = memref.subview %proj[0, 0, 16] [1, 3, 16] [1, 1, 1] : memref<1x3x48xf32> to memref<1x3x16xf32, strided<[144, 48, 1], offset: 16>>
+  %vs = memref.subview %proj[0, 0, 32] [1, 3, 16] [1, 1, 1] : memref<1x3x48xf32> to memref<1x3x16xf32, strided<[144, 48, 1], offset: 32>>
+  %qh = memref.expand_shape %qs [[0], [1], [2, 3]] output_shape [1, 3, 2, 8] : memref<1x3x16xf32, strided<[144, 48, 1]>> into memref<1x3x2x8xf32, strided<[144, 48, 8, 1]>>
+  %kh = memref.expand_shape %ks [[0], [1], [2, 3]] output_shape [1, 3, 2, 8] : memref<1x3x16xf32, strided<[144, 48, 1], offset: 16>> into memref<1x3x2x8xf32, strided<[144, 48, 8, 1], offset: 16>>
+  %vh = memref.expand_shape %vs [[0], [1], [2, 3]] output_shape [1, 3, 2, 8] : memref<1x3x16xf32, strided<[144, 48, 1], offset: 32>> into memref<1x3x2x8xf32, strided<[144, 48, 8, 1], offset: 32>>
+  %q = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%qh : memref<1x3x2x8xf32, strided<[144, 48, 8, 1]>>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %k = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%kh : memref<1x3x2x8xf32, strided<[144, 48, 8, 1], offset: 16>>) outs(%k : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %v = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%vh : memref<1x3x2x8xf32, strided<[144, 48, 8, 1], offset: 32>>) outs(%v : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %o = memref.alloc() : memref<1x2x3x8xf32>
+  %lse = memref.alloc() : memref<1x2x3xf32>
+  nn.attention_stats_into %q, %k, %v seed %seed into %o, %lse {causal, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3xf32>) -> ()
+  %merged = memref.alloc() : memref<1x3x2x8xf32>
+  linalg.transpose ins(%o : memref<1x2x3x8xf32>) outs(%merged : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  %dyh = memref.expand_shape %dy [[0], [1], [2, 3]] output_shape [1, 3, 2, 8] : memref<1x3x16xf32> into memref<1x3x2x8xf32>
+  %do = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%dyh : memref<1x3x2x8xf32>) outs(%do : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %dk = memref.alloc() : memref<1x2x3x8xf32>
+  %dv = memref.alloc() : memref<1x2x3x8xf32>
+  nn.attention_grad_into %q, %k, %v out %o lse %lse grad %do seed %seed into %dq, %dk, %dv {causal, scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>) -> ()
+  return %merged : memref<1x3x2x8xf32>
+}
+
+// -----
+
+// Copies that training needs: the projection is overwritten between the
+// forward and the backward, so q's transposed copy stays for both kernels;
+// the merged result is written between them, so the backward reads the
+// forward's own buffer and that transpose stays too.
+// CHECK-LABEL: func.func @training_copies_needed
+// CHECK:         linalg.transpose ins(%{{.*}} : memref<1x3x2x8xf32>) outs(%[[Q:.*]] : memref<1x2x3x8xf32>)
+// CHECK:         call @tfrt_attention_stats_f32
+// CHECK:         linalg.transpose ins(%[[O:.*]] : memref<1x2x3x8xf32>) outs(%[[MERGED:.*]] : memref<1x3x2x8xf32>)
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x3x2x8xf32>)
+// CHECK:         linalg.fill ins(%{{.*}} : f32) outs(%[[MERGED]] : memref<1x3x2x8xf32>)
+// CHECK:         call @tfrt_attention_backward_f32
+func.func @training_copies_needed(%x: memref<1x3x2x8xf32>, %seed: memref<i64>, %dq: memref<1x2x3x8xf32>) -> memref<1x3x2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %q = memref.alloc() : memref<1x2x3x8xf32>
+  linalg.transpose ins(%x : memref<1x3x2x8xf32>) outs(%q : memref<1x2x3x8xf32>) permutation = [0, 2, 1, 3]
+  %o = memref.alloc() : memref<1x2x3x8xf32>
+  %lse = memref.alloc() : memref<1x2x3xf32>
+  nn.attention_stats_into %q, %q, %q seed %seed into %o, %lse {scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3xf32>) -> ()
+  %merged = memref.alloc() : memref<1x3x2x8xf32>
+  linalg.transpose ins(%o : memref<1x2x3x8xf32>) outs(%merged : memref<1x3x2x8xf32>) permutation = [0, 2, 1, 3]
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x3x2x8xf32>)
+  linalg.fill ins(%zero : f32) outs(%merged : memref<1x3x2x8xf32>)
+  %dk = memref.alloc() : memref<1x2x3x8xf32>
+  %dv = memref.alloc() : memref<1x2x3x8xf32>
+  nn.attention_grad_into %q, %q, %q out %o lse %lse grad %o seed %seed into %dq, %dk, %dv {scale = 0.5 : f64, stream = 5 : i64} : (memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3xf32>, memref<1x2x3x8xf32>, memref<i64>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>, memref<1x2x3x8xf32>) -> ()
+  return %merged : memref<1x3x2x8xf32>
+}

@@ -9,10 +9,11 @@
 // in device memory, where the host code cannot read it) and the backward a
 // scratch buffer for its row statistics.
 // That lets the head-splitting transposes around attention become views:
-// a buffer written only by a transpose and read only by the kernel is
-// replaced by a transposed view of the transpose's source, and the kernel
-// writes straight through a transposed view into the buffer its result was
-// copied to. Both keep the last dimension in place, which the kernel needs
+// a buffer written only by a transpose and read only by kernels (training
+// reads q, k and v in the forward and again in the backward) is replaced by
+// a transposed view of the transpose's source, and the kernel writes
+// straight through a transposed view into the buffer its result was copied
+// to. Both keep the last dimension in place, which the kernel needs
 // contiguous.
 //===----------------------------------------------------------------------===//
 #include "BufferUtils.h"
@@ -97,61 +98,130 @@ Operation *firstToucherAfter(Operation *op, const Aliases &aliases) {
   return nullptr;
 }
 
-/// If `operand` is a buffer that a transpose has just filled for `op`
-/// alone (the next access after `op` overwrites it, or there is none),
-/// reads the transpose's source through a view instead and drops the copy.
-/// Buffers are shared: one-shot bufferization reuses a buffer for the same
-/// transpose in every layer.
+/// The operands an attention kernel op reads through strides: q, k and v,
+/// and the backward's forward result and its gradient.
+SmallVector<OpOperand *, 5> stridedInputs(Operation *op) {
+  if (auto attention = dyn_cast<AttentionIntoOp>(op))
+    return {&attention.getQueryMutable(), &attention.getKeyMutable(),
+            &attention.getValueMutable()};
+  if (auto stats = dyn_cast<AttentionStatsIntoOp>(op))
+    return {&stats.getQueryMutable(), &stats.getKeyMutable(),
+            &stats.getValueMutable()};
+  if (auto grad = dyn_cast<AttentionGradIntoOp>(op))
+    return {&grad.getQueryMutable(), &grad.getKeyMutable(),
+            &grad.getValueMutable(), &grad.getOutMutable(),
+            &grad.getGradMutable()};
+  return {};
+}
+
+/// The operands through which `op` reads `buffer`, if it is an attention
+/// kernel that reads it through strides and in no other way; none
+/// otherwise.
+SmallVector<OpOperand *> stridedReads(Operation *op, Value buffer) {
+  SmallVector<OpOperand *> reads;
+  for (OpOperand *input : stridedInputs(op))
+    if (input->get() == buffer)
+      reads.push_back(input);
+  if (reads.size() !=
+      static_cast<size_t>(llvm::count(op->getOperands(), buffer)))
+    return {};
+  return reads;
+}
+
+/// The operands through which the ops after `transpose` read the buffer it
+/// fills, if each one until the buffer is overwritten whole (or never again
+/// touched) is an attention kernel reading it through strides; none
+/// otherwise.
+SmallVector<OpOperand *> attentionReaders(linalg::TransposeOp transpose,
+                                          Value buffer,
+                                          const Aliases &aliases) {
+  SmallVector<OpOperand *> readers;
+  for (Operation *next = firstToucherAfter(transpose, aliases); next;
+       next = firstToucherAfter(next, aliases)) {
+    if (overwritesWhole(next, buffer))
+      break;
+    SmallVector<OpOperand *> reads = stridedReads(next, buffer);
+    if (reads.empty())
+      return {};
+    readers.append(reads);
+  }
+  return readers;
+}
+
+/// If `operand` is a buffer that a transpose has just filled for attention
+/// kernels alone (the training step's forward and backward both read q, k
+/// and v), they read the transpose's source through a view instead and the
+/// copy is dropped. The source must hold what the transpose read until the
+/// last of them runs. Buffers are shared: one-shot bufferization reuses a
+/// buffer for the same transpose in every layer.
 void absorbInputTranspose(Operation *op, OpOperand &operand) {
   Value buffer = operand.get();
   auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-  if (!alloc || llvm::count(op->getOperands(), buffer) != 1)
+  if (!alloc)
     return;
   Aliases aliases = aliasesOf(buffer);
   auto transpose =
       dyn_cast_or_null<linalg::TransposeOp>(lastToucherBefore(op, aliases));
   if (!transpose || transpose.getInit() != buffer || !keepsLastDim(transpose))
     return;
-  Operation *next = firstToucherAfter(op, aliases);
-  if (next && !overwritesWhole(next, buffer))
+  SmallVector<OpOperand *> readers =
+      attentionReaders(transpose, buffer, aliases);
+  if (readers.empty())
     return;
-  // The source must still hold what the transpose read when op runs.
   Value source = transpose.getInput();
-  if (touchedBetween(transpose, op, aliasesOf(source), /*writesOnly=*/true))
+  if (touchedBetween(transpose, readers.back()->getOwner(), aliasesOf(source),
+                     /*writesOnly=*/true))
     return;
-  OpBuilder b(op);
-  operand.set(
-      transposedView(b, op->getLoc(), source, transpose.getPermutation()));
+  OpBuilder b(transpose);
+  Value view =
+      transposedView(b, op->getLoc(), source, transpose.getPermutation());
+  for (OpOperand *reader : readers)
+    reader->set(view);
   transpose.erase();
   if (alloc->use_empty())
     alloc.erase();
 }
 
 /// If the buffer `op` writes through `operand` is only copied by a transpose
-/// into another buffer, writes that buffer directly through the
-/// inverse-transposed view: the forward's result, and the gradients of q, k
-/// and v, which training copies back to [batch, seq, heads, dim].
+/// into another buffer (and read by attention kernels after the copy),
+/// writes that buffer directly through the inverse-transposed view, which
+/// those kernels read too: the forward's result, which training's backward
+/// reads again, and the gradients of q, k and v, which training copies back
+/// to [batch, seq, heads, dim].
 void absorbOutputTranspose(Operation *op, OpOperand &operand) {
   auto alloc = operand.get().getDefiningOp<memref::AllocOp>();
   if (!alloc)
     return;
   linalg::TransposeOp transpose;
+  SmallVector<OpOperand *> laterReads;
   for (Operation *user : alloc->getUsers()) {
     auto candidate = dyn_cast<linalg::TransposeOp>(user);
-    if (candidate && candidate.getInput() == alloc.getResult() && !transpose)
+    if (candidate && candidate.getInput() == alloc.getResult() && !transpose) {
       transpose = candidate;
-    else if (user != op)
-      return;
+    } else if (user != op) {
+      SmallVector<OpOperand *> reads = stridedReads(user, alloc.getResult());
+      if (reads.empty())
+        return;
+      laterReads.append(reads);
+    }
   }
   if (!transpose || !keepsLastDim(transpose) ||
       transpose->getBlock() != op->getBlock() || op->isBeforeInBlock(alloc) ||
       !op->isBeforeInBlock(transpose))
     return;
   // The destination is written earlier than before: nothing in between may
-  // read or write it, and it must exist by then.
+  // read or write it, and it must exist by then. The later readers read it
+  // instead of the buffer: nothing may write it before they run.
   Value target = transpose.getInit();
-  if (touchedBetween(op, transpose, aliasesOf(target), /*writesOnly=*/false))
+  Aliases targetAliases = aliasesOf(target);
+  if (touchedBetween(op, transpose, targetAliases, /*writesOnly=*/false))
     return;
+  for (OpOperand *read : laterReads)
+    if (read->getOwner()->getBlock() != op->getBlock() ||
+        !transpose->isBeforeInBlock(read->getOwner()) ||
+        touchedBetween(transpose, read->getOwner(), targetAliases,
+                       /*writesOnly=*/true))
+      return;
   Operation *targetDef = target.getDefiningOp();
   if (targetDef && !targetDef->isBeforeInBlock(op)) {
     auto targetAlloc = dyn_cast<memref::AllocOp>(targetDef);
@@ -167,7 +237,10 @@ void absorbOutputTranspose(Operation *op, OpOperand &operand) {
   for (auto [i, p] : llvm::enumerate(transpose.getPermutation()))
     inverse[p] = i;
   OpBuilder b(op);
-  operand.set(transposedView(b, op->getLoc(), target, inverse));
+  Value view = transposedView(b, op->getLoc(), target, inverse);
+  operand.set(view);
+  for (OpOperand *read : laterReads)
+    read->set(view);
   transpose.erase();
   alloc.erase();
 }
@@ -409,8 +482,9 @@ LogicalResult lower(AttentionGradIntoOp op, func::FuncOp kernel, bool cuda) {
   });
 }
 
-/// Lowers every `OpT` of `module` to its kernel, reading q, k and v through
-/// views of the transposes that filled them where it can.
+/// Lowers every `OpT` of `module` to its kernel, reading its inputs through
+/// views of the transposes that filled them and writing its result through a
+/// view of the buffer a transpose copied it to, where it can.
 template <typename OpT> LogicalResult lowerAll(ModuleOp module, bool cuda) {
   SmallVector<OpT> ops;
   module.walk([&](OpT op) { ops.push_back(op); });
@@ -418,10 +492,9 @@ template <typename OpT> LogicalResult lowerAll(ModuleOp module, bool cuda) {
     return success();
   func::FuncOp kernel = declareKernel(module, ops.front(), cuda);
   for (OpT op : ops) {
-    for (OpOperand *operand :
-         {&op.getQueryMutable(), &op.getKeyMutable(), &op.getValueMutable()})
+    for (OpOperand *operand : stridedInputs(op))
       absorbInputTranspose(op, *operand);
-    if constexpr (std::is_same_v<OpT, AttentionIntoOp>)
+    if constexpr (!std::is_same_v<OpT, AttentionGradIntoOp>)
       absorbOutputTranspose(op, op.getOutMutable());
     if constexpr (std::is_same_v<OpT, AttentionGradIntoOp>)
       for (OpOperand *operand :

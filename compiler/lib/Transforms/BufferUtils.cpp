@@ -97,8 +97,14 @@ Aliases aliasesOf(Value buffer) {
 }
 
 bool touches(Operation *op, const Aliases &aliases) {
-  return llvm::any_of(op->getOperands(),
-                      [&](Value operand) { return aliases.contains(operand); });
+  WalkResult result = op->walk([&](Operation *nested) {
+    return llvm::any_of(
+               nested->getOperands(),
+               [&](Value operand) { return aliases.contains(operand); })
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return result.wasInterrupted();
 }
 
 bool mayWrite(Operation *op, const Aliases &aliases) {

@@ -30,7 +30,7 @@ Aliases aliasesOf(mlir::Value buffer);
 /// slices of one buffer whose static byte ranges do not intersect.
 bool certainlyDisjoint(mlir::Value a, mlir::Value b);
 
-/// Whether `op` has an operand in `aliases`.
+/// Whether `op` or an op nested in it has an operand in `aliases`.
 bool touches(mlir::Operation *op, const Aliases &aliases);
 
 /// Whether `op` may write memory in `aliases`: it declares a write to one of

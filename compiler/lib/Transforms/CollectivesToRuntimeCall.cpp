@@ -27,15 +27,6 @@ using transfuse::buffers::runtimeName;
 
 namespace {
 
-/// Whether `op` or an op nested in it uses a value of `aliases`.
-bool usesAny(Operation *op, const Aliases &aliases) {
-  WalkResult result = op->walk([&](Operation *nested) {
-    return buffers::touches(nested, aliases) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-  });
-  return result.wasInterrupted();
-}
-
 struct CollectivesToRuntimeCallPass
     : transfuse::impl::CollectivesToRuntimeCallBase<
           CollectivesToRuntimeCallPass> {
@@ -86,7 +77,8 @@ struct CollectivesToRuntimeCallPass
     func::CallOp::create(b, loc, start, ValueRange{bucket, reduction});
 
     Operation *next = op->getNextNode();
-    while (!next->hasTrait<OpTrait::IsTerminator>() && !usesAny(next, aliases))
+    while (!next->hasTrait<OpTrait::IsTerminator>() &&
+           !buffers::touches(next, aliases))
       next = next->getNextNode();
     b.setInsertionPoint(next);
     func::CallOp::create(b, loc, wait, ValueRange{bucket});
