@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "transfuse/Dialect/NN/NNOps.h"
 
+#include "Gradients/Gradients.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -126,7 +128,75 @@ struct AddOfZeroPaddedConcats : OpRewritePattern<AddOp> {
   }
 };
 
+/// Whether every element of `value` is known to be at least zero: the
+/// result of a ReLU, alone or as a product's epilogue.
+bool isNonNegative(Value value) {
+  if (value.getDefiningOp<ReluOp>())
+    return true;
+  auto product = value.getDefiningOp<FusedMatmulOp>();
+  return product && product.getActivation() == Activation::relu;
+}
+
+/// Whether `mask` is `x ≤ 0` for a zero constant.
+bool isNotPositive(CompareOp mask, Value &x) {
+  if (!mask || mask.getPredicate() != ComparePredicate::le ||
+      !matchPattern(mask.getRhs(), m_AnyZeroFloat()))
+    return false;
+  x = mask.getLhs();
+  return true;
+}
+
+/// The gradient through a ReLU whose output y reaches the loss through
+/// dropout d = dropout(y): masked_fill(dropout(dy), y ≤ 0, 0), dy's dropout
+/// drawing the same mask. Where y > 0, d ≤ 0 exactly where the mask drops
+/// the element, so this is masked_fill(dy · 1/(1 - rate), d ≤ 0, 0): the
+/// backward draws no mask, and reads the dropout's output, which the next
+/// product keeps anyway, so y need not be stored. The kept elements are the
+/// same bits (dropout scales by the same f32 constant); a dropped one is +0
+/// where dy · 0 gave -0 for a negative dy, and NaN for an infinite one.
+struct ReluGradThroughDropout : OpRewritePattern<MaskedFillOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaskedFillOp op,
+                                PatternRewriter &rewriter) const override {
+    auto gradient = op.getInput().getDefiningOp<DropoutOp>();
+    auto mask = op.getMask().getDefiningOp<CompareOp>();
+    Value y;
+    if (op.getValue().convertToDouble() != 0.0 || !gradient ||
+        !gradient.getSeed() || !isNotPositive(mask, y) || !isNonNegative(y) ||
+        y.getType() != op.getType())
+      return failure();
+    DropoutOp forward;
+    for (Operation *user : y.getUsers()) {
+      auto dropout = dyn_cast<DropoutOp>(user);
+      if (dropout && dropout.getSeed() == gradient.getSeed() &&
+          dropout.getRate() == gradient.getRate() &&
+          dropout.getStream() == gradient.getStream() &&
+          dropout->getBlock() == op->getBlock() && dropout->isBeforeInBlock(op))
+        forward = dropout;
+    }
+    if (!forward)
+      return failure();
+    Location loc = op.getLoc();
+    Type element = getElementTypeOrSelf(op.getType());
+    Value scaled = MulOp::create(
+        rewriter, loc, gradient.getInput(),
+        gradients::scalar(rewriter, loc, element,
+                          1.0 / (1.0 - gradient.getRate().convertToDouble())));
+    Value dropped =
+        CompareOp::create(rewriter, mask.getLoc(), forward.getResult(),
+                          mask.getRhs(), ComparePredicate::le);
+    rewriter.replaceOpWithNewOp<MaskedFillOp>(op, scaled, dropped,
+                                              op.getValueAttr());
+    return success();
+  }
+};
+
 } // namespace
+
+void MaskedFillOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                               MLIRContext *context) {
+  patterns.add<ReluGradThroughDropout>(context);
+}
 
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                         MLIRContext *context) {

@@ -486,3 +486,52 @@ func.func @add_concats_left_alone(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>,
   %3 = nn.add %zz, %cc : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0, %1, %2, %3 : tensor<2x8xf32>, tensor<4x4xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// nn.masked_fill: a ReLU's gradient through the dropout that follows it
+//===----------------------------------------------------------------------===//
+
+// masked_fill(dropout(dy), y <= 0, 0) with y = relu(...) and d = dropout(y)
+// drawing the same mask becomes masked_fill(dy * 1/(1 - rate), d <= 0, 0):
+// no mask drawn again, and y is no longer read.
+// CHECK-LABEL: func.func @relu_grad_through_dropout
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4xf32>, %[[DY:.*]]: tensor<2x4xf32>, %[[SEED:.*]]: tensor<i64>)
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[SCALE:.*]] = arith.constant dense<1.250000e+00> : tensor<f32>
+// CHECK:         %[[Y:.*]] = nn.relu %[[X]]
+// CHECK:         %[[D:.*]] = nn.dropout %[[Y]] seed %[[SEED]] {rate = 2.000000e-01 : f64, stream = 3 : i64}
+// CHECK-NEXT:    %[[S:.*]] = nn.mul %[[DY]], %[[SCALE]]
+// CHECK-NEXT:    %[[OFF:.*]] = nn.compare le, %[[D]], %[[ZERO]]
+// CHECK-NEXT:    %[[G:.*]] = nn.masked_fill %[[S]], %[[OFF]], 0.000000e+00
+// CHECK-NEXT:    return %[[D]], %[[G]]
+func.func @relu_grad_through_dropout(%x: tensor<2x4xf32>, %dy: tensor<2x4xf32>, %seed: tensor<i64>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %y = nn.relu %x : tensor<2x4xf32>
+  %d = nn.dropout %y seed %seed {rate = 0.2 : f64, stream = 3 : i64} : tensor<2x4xf32>
+  %g = nn.dropout %dy seed %seed {rate = 0.2 : f64, stream = 3 : i64} : tensor<2x4xf32>
+  %off = nn.compare le, %y, %zero : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xi1>
+  %r = nn.masked_fill %g, %off, 0.0 : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  return %d, %r : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Left alone: the gradient's dropout draws another stream than the forward's;
+// the masked value is not a ReLU's output; the filled value is not zero.
+// CHECK-LABEL: func.func @relu_grad_not_through_dropout
+// CHECK-COUNT-3: nn.masked_fill %{{.*}}, %{{.*}} : (tensor<2x4xf32>, tensor<2x4xi1>)
+// CHECK-NOT:     nn.mul
+func.func @relu_grad_not_through_dropout(%x: tensor<2x4xf32>, %dy: tensor<2x4xf32>, %seed: tensor<i64>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %y = nn.relu %x : tensor<2x4xf32>
+  %d = nn.dropout %y seed %seed {rate = 0.2 : f64, stream = 3 : i64} : tensor<2x4xf32>
+  %g = nn.dropout %dy seed %seed {rate = 0.2 : f64, stream = 4 : i64} : tensor<2x4xf32>
+  %off = nn.compare le, %y, %zero : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xi1>
+  %r = nn.masked_fill %g, %off, 0.0 : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  %dx = nn.dropout %x seed %seed {rate = 0.2 : f64, stream = 3 : i64} : tensor<2x4xf32>
+  %g3 = nn.dropout %dy seed %seed {rate = 0.2 : f64, stream = 3 : i64} : tensor<2x4xf32>
+  %offx = nn.compare le, %x, %zero : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xi1>
+  %rx = nn.masked_fill %g3, %offx, 0.0 : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  %r1 = nn.masked_fill %g3, %off, 1.0 : (tensor<2x4xf32>, tensor<2x4xi1>) -> tensor<2x4xf32>
+  return %d, %r, %dx, %rx, %r1 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}

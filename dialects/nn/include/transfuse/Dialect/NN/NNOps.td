@@ -255,6 +255,7 @@ def NN_MaskedFillOp : NN_Op<"masked_fill", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = [{
     $input `,` $mask `,` $value attr-dict `:` functional-type(operands, results)
   }];
+  let hasCanonicalizer = 1;
 }
 
 def NN_CastOp : NN_Op<"cast", [Pure, InferTypeOpAdaptor]> {
