@@ -18,9 +18,9 @@
 // ones; its mask (Philox.h) is recomputed tile by tile, never stored.
 //
 // The loops use GCC vector extensions (16 floats, AttentionTiles.h) and the
-// per-pair function is cloned for AVX-512, AVX2 and the baseline, picked at
-// load time. Causal attention with a -inf fill stops each tile at its last
-// visible key, and a byte mask that hides the keys past some point from
+// per-pair function is cloned for AVX-512, AVX2 with FMA and the baseline,
+// picked at load time. Causal attention with a -inf fill stops each tile at its
+// last visible key, and a byte mask that hides the keys past some point from
 // every row (a decoding step's, over the cache) stops the pair there.
 //===----------------------------------------------------------------------===//
 #include "AttentionTiles.h"
@@ -89,9 +89,8 @@ TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
 /// the mask hides still count for a row whose visible scores are all within
 /// kUnderflow of the fill, since e^(fill - maximum) is then no zero: such a
 /// row makes it return false, and the caller starts again with every key.
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool
-attendKeys(const Problem &p, const Forward &f, Scratch &s, int64_t b, int64_t h,
-           int64_t keys) {
+TF_VECTOR_CLONES bool attendKeys(const Problem &p, const Forward &f, Scratch &s,
+                                 int64_t b, int64_t h, int64_t keys) {
   constexpr float kUnderflow = 128.0f;
   // A single query row scores the keys where they are (rowScores).
   if (p.sq > 1)

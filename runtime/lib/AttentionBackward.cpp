@@ -157,9 +157,8 @@ void writeRows(Out t, int64_t b, int64_t h, int64_t i0, const float *rows,
     std::memcpy(t.at(b, h, i0 + i), rows + i * width, width * sizeof(float));
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-backwardPair(const Problem &p, const Backward &g, Scratch &s, int64_t b,
-             int64_t h) {
+TF_VECTOR_CLONES void backwardPair(const Problem &p, const Backward &g,
+                                   Scratch &s, int64_t b, int64_t h) {
   packTransposed(p, p.k, b, h, p.sk, p.dk, s.keysT.data());
   packTransposed(p, p.v, b, h, p.sk, p.dv, s.valuesT.data());
   std::fill(s.gradKeys.begin(), s.gradKeys.end(), 0.0f);

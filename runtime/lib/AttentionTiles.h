@@ -10,7 +10,8 @@
 // of a matrix, and its transpose).
 //
 // Everything is inlined into the kernels' per-pair functions, which are
-// cloned for AVX-512, AVX2 and the baseline, so it is compiled for each.
+// cloned for AVX-512, AVX2 with FMA and the baseline, so it is compiled for
+// each.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H
 #define TRANSFUSE_RUNTIME_LIB_ATTENTIONTILES_H

@@ -10,6 +10,7 @@
 #include "ExpDouble.h"
 #include "InvalidArgument.h"
 #include "Runtime.h"
+#include "Vectors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,8 +54,8 @@ bool before(const Candidate &a, const Candidate &b) {
 }
 
 /// Σ e^(x[i] - shift), on the widest vectors the CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"))) double
-sumOfExponentialsOf(const float *x, int64_t n, double shift) {
+TF_VECTOR_CLONES double sumOfExponentialsOf(const float *x, int64_t n,
+                                            double shift) {
   return rt::sumOfExponentials(x, n, shift);
 }
 

@@ -93,9 +93,9 @@ TF_INLINE bool scanLogits(const float *logits, int64_t size, size_t count,
 
 // Cloned per instruction set; everything that takes or returns a vector is
 // inlined into the clones (Vectors.h).
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool
-largestLogits(const float *logits, int64_t size, size_t count,
-              std::vector<int64_t> &tokens) {
+TF_VECTOR_CLONES bool largestLogits(const float *logits, int64_t size,
+                                    size_t count,
+                                    std::vector<int64_t> &tokens) {
   return scanLogits(logits, size, count, tokens);
 }
 

@@ -122,15 +122,16 @@ TF_INLINE void crossEntropyGradRows(int64_t begin, int64_t end, int64_t classes,
 
 // Cloned per instruction set; everything that takes or returns a vector is
 // inlined into the clones (Vectors.h).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-crossEntropyRowsOf(int64_t begin, int64_t end, int64_t classes,
-                   const float *logits, const void *labels, int32_t indexBits,
-                   int64_t ignoreIndex, float smoothing, float *scratch) {
+TF_VECTOR_CLONES void crossEntropyRowsOf(int64_t begin, int64_t end,
+                                         int64_t classes, const float *logits,
+                                         const void *labels, int32_t indexBits,
+                                         int64_t ignoreIndex, float smoothing,
+                                         float *scratch) {
   crossEntropyRows(begin, end, classes, logits, labels, indexBits, ignoreIndex,
                    smoothing, scratch);
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
+TF_VECTOR_CLONES void
 crossEntropyGradRowsOf(int64_t begin, int64_t end, int64_t classes,
                        const float *logits, const void *labels,
                        int32_t indexBits, int64_t ignoreIndex, float smoothing,
