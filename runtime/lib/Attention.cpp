@@ -18,10 +18,11 @@
 // ones; its mask (Philox.h) is recomputed tile by tile, never stored.
 //
 // The loops use GCC vector extensions (16 floats, AttentionTiles.h) and the
-// per-pair function is cloned for AVX-512, AVX2 with FMA and the baseline,
-// picked at load time. Causal attention with a -inf fill stops each tile at its
-// last visible key, and a byte mask that hides the keys past some point from
-// every row (a decoding step's, over the cache) stops the pair there.
+// per-pair function is instantiated for AVX-512, AVX2 with FMA and the
+// baseline, each on its own registers, and picked at load time. Causal
+// attention with a -inf fill stops each tile at its last visible key, and a
+// byte mask that hides the keys past some point from every row (a decoding
+// step's, over the cache) stops the pair there.
 //===----------------------------------------------------------------------===//
 #include "AttentionTiles.h"
 
@@ -54,20 +55,20 @@ TF_INLINE void dropWeights(const Problem &p, const Tile &t, int64_t r,
 /// The online softmax of tile `t` over keys [0, keyEnd) into `maximum`,
 /// `sum` and s.acc, computed for `Rows` query rows: kRows, or 1 for a
 /// tile of one row (a decoding step's), which then costs a quarter.
-template <int64_t Rows>
+template <typename Vector, int64_t Rows>
 TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
                         int64_t h, int64_t keyEnd, float *maximum, float *sum) {
   for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
     int64_t n = std::min(kKeys, keyEnd - j0);
     if constexpr (Rows == 1) {
       if (p.sq == 1) {
-        rowScores(p, t.query[0], b, h, j0, n, s.scores.data());
+        rowScores<Vector>(p, t.query[0], b, h, j0, n, s.scores.data());
         maskScores<1>(p, s, t, j0, n);
       } else {
-        maskedScores<1>(p, s, t, j0, n);
+        maskedScores<Vector, 1>(p, s, t, j0, n);
       }
     } else {
-      maskedScores<Rows>(p, s, t, j0, n);
+      maskedScores<Vector, Rows>(p, s, t, j0, n);
     }
     for (int64_t r = 0; r < t.rows; ++r) {
       float *row = s.scores.data() + r * kKeys;
@@ -80,8 +81,8 @@ TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
         acc[d] *= correction;
     }
     // The values are read where they are: each key's row is dense.
-    addWeightedRows<Rows>(s.acc.data(), s.scores.data(), p.v.at(b, h, j0),
-                          p.v.row, p.dv, n);
+    addWeightedRows<Vector, Rows>(s.acc.data(), s.scores.data(),
+                                  p.v.at(b, h, j0), p.v.row, p.dv, n);
   }
 }
 
@@ -89,48 +90,52 @@ TF_INLINE void foldKeys(const Problem &p, Scratch &s, const Tile &t, int64_t b,
 /// the mask hides still count for a row whose visible scores are all within
 /// kUnderflow of the fill, since e^(fill - maximum) is then no zero: such a
 /// row makes it return false, and the caller starts again with every key.
-TF_VECTOR_CLONES bool attendKeys(const Problem &p, const Forward &f, Scratch &s,
-                                 int64_t b, int64_t h, int64_t keys) {
-  constexpr float kUnderflow = 128.0f;
-  // A single query row scores the keys where they are (rowScores).
-  if (p.sq > 1)
-    packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
-  for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
-    Tile t(p, b, h, i0);
-    readMasks(p, s, t);
-    float maximum[kRows], sum[kRows];
-    std::fill(maximum, maximum + kRows, kNegInf);
-    std::fill(sum, sum + kRows, 0.0f);
-    std::fill(s.acc.begin(), s.acc.end(), 0.0f);
-    int64_t keyEnd = std::min(t.keyEnd(p), keys);
-    if (t.rows == 1)
-      foldKeys<1>(p, s, t, b, h, keyEnd, maximum, sum);
-    else
-      foldKeys<kRows>(p, s, t, b, h, keyEnd, maximum, sum);
-    for (int64_t r = 0; keys < p.sk && r < t.rows; ++r)
-      if (!(maximum[r] > p.fill + kUnderflow))
-        return false;
-    for (int64_t r = 0; r < t.rows; ++r) {
-      // A row whose keys are all hidden by -inf has sum 0: NaN, as the
-      // softmax of all -inf is, and a log-sum-exp of -inf.
-      if (f.lse)
-        f.lse[p.rowIndex(b, h, i0 + r)] =
-            sum[r] == 0.0f ? kNegInf : maximum[r] + std::log(sum[r]);
-      float *out = f.out.at(b, h, i0 + r);
-      float inverse = 1.0f / sum[r];
-      const float *acc = s.acc.data() + r * p.dv;
-      for (int64_t d = 0; d < p.dv; ++d)
-        out[d] = sum[r] == 0.0f ? std::numeric_limits<float>::quiet_NaN()
-                                : acc[d] * inverse;
+/// Instantiated per instruction set (onHostVectors).
+struct AttendKeys {
+  template <typename Vector>
+  TF_INLINE static bool run(const Problem &p, const Forward &f, Scratch &s,
+                            int64_t b, int64_t h, int64_t keys) {
+    constexpr float kUnderflow = 128.0f;
+    // A single query row scores the keys where they are (rowScores).
+    if (p.sq > 1)
+      packTransposed(p, p.k, b, h, keys, p.dk, s.keysT.data());
+    for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
+      Tile t(p, b, h, i0);
+      readMasks(p, s, t);
+      float maximum[kRows], sum[kRows];
+      std::fill(maximum, maximum + kRows, kNegInf);
+      std::fill(sum, sum + kRows, 0.0f);
+      std::fill(s.acc.begin(), s.acc.end(), 0.0f);
+      int64_t keyEnd = std::min(t.keyEnd(p), keys);
+      if (t.rows == 1)
+        foldKeys<Vector, 1>(p, s, t, b, h, keyEnd, maximum, sum);
+      else
+        foldKeys<Vector, kRows>(p, s, t, b, h, keyEnd, maximum, sum);
+      for (int64_t r = 0; keys < p.sk && r < t.rows; ++r)
+        if (!(maximum[r] > p.fill + kUnderflow))
+          return false;
+      for (int64_t r = 0; r < t.rows; ++r) {
+        // A row whose keys are all hidden by -inf has sum 0: NaN, as the
+        // softmax of all -inf is, and a log-sum-exp of -inf.
+        if (f.lse)
+          f.lse[p.rowIndex(b, h, i0 + r)] =
+              sum[r] == 0.0f ? kNegInf : maximum[r] + std::log(sum[r]);
+        float *out = f.out.at(b, h, i0 + r);
+        float inverse = 1.0f / sum[r];
+        const float *acc = s.acc.data() + r * p.dv;
+        for (int64_t d = 0; d < p.dv; ++d)
+          out[d] = sum[r] == 0.0f ? std::numeric_limits<float>::quiet_NaN()
+                                  : acc[d] * inverse;
+      }
     }
+    return true;
   }
-  return true;
-}
+};
 
 void attendPair(const Problem &p, const Forward &f, Scratch &s, int64_t b,
                 int64_t h) {
-  if (!attendKeys(p, f, s, b, h, visibleKeyEnd(p, b, h)))
-    attendKeys(p, f, s, b, h, p.sk);
+  if (!onHostVectors<AttendKeys>(p, f, s, b, h, visibleKeyEnd(p, b, h)))
+    onHostVectors<AttendKeys>(p, f, s, b, h, p.sk);
 }
 
 } // namespace

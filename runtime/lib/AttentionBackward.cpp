@@ -73,6 +73,7 @@ constexpr float kCoarseLse = 1024.0f;
 /// one more pass over the tile's scores: a row whose every key is hidden by
 /// a fill of -1e9 has lse fill + log(sk), which rounds to the fill, while
 /// its probabilities are 1/sk.
+template <typename Vector>
 TF_INLINE RowSoftmax rowSoftmax(const Problem &p, const Backward &g, Scratch &s,
                                 const Tile &t, const float *const *gradOut) {
   const float *out[kRows];
@@ -98,7 +99,7 @@ TF_INLINE RowSoftmax rowSoftmax(const Problem &p, const Backward &g, Scratch &s,
   int64_t keyEnd = t.keyEnd(p);
   for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
     int64_t n = std::min(kKeys, keyEnd - j0);
-    maskedScores(p, s, t, j0, n);
+    maskedScores<Vector>(p, s, t, j0, n);
     for (int64_t r = 0; r < kRows; ++r)
       if (coarse[r])
         foldScores(s.scores.data() + r * kKeys, roundUp(n, kLanes), maximum[r],
@@ -157,38 +158,42 @@ void writeRows(Out t, int64_t b, int64_t h, int64_t i0, const float *rows,
     std::memcpy(t.at(b, h, i0 + i), rows + i * width, width * sizeof(float));
 }
 
-TF_VECTOR_CLONES void backwardPair(const Problem &p, const Backward &g,
-                                   Scratch &s, int64_t b, int64_t h) {
-  packTransposed(p, p.k, b, h, p.sk, p.dk, s.keysT.data());
-  packTransposed(p, p.v, b, h, p.sk, p.dv, s.valuesT.data());
-  std::fill(s.gradKeys.begin(), s.gradKeys.end(), 0.0f);
-  std::fill(s.gradValues.begin(), s.gradValues.end(), 0.0f);
-  for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
-    Tile t(p, b, h, i0);
-    readMasks(p, s, t);
-    const float *gradOut[kRows];
-    t.rowsOf(g.gradOut, gradOut);
-    RowSoftmax rs = rowSoftmax(p, g, s, t, gradOut);
-    std::fill(s.gradQuery.begin(), s.gradQuery.end(), 0.0f);
-    int64_t keyEnd = t.keyEnd(p);
-    for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
-      int64_t n = std::min(kKeys, keyEnd - j0);
-      maskedScores(p, s, t, j0, n);
-      dotTile(p, gradOut, s.valuesT.data(), p.dv, j0, n, 1.0f,
-              s.gradScores.data());
-      scoreGradients(p, s, t, rs, j0, n);
-      addWeightedTile(s.gradValues.data() + j0 * p.dv, s.scores.data(), gradOut,
-                      p.dv, n);
-      addWeightedTile(s.gradKeys.data() + j0 * p.dk, s.gradScores.data(),
-                      t.query, p.dk, n);
-      addWeightedRows(s.gradQuery.data(), s.gradScores.data(), p.k.at(b, h, j0),
-                      p.k.row, p.dk, n);
+/// Instantiated per instruction set (onHostVectors).
+struct BackwardPair {
+  template <typename Vector>
+  TF_INLINE static void run(const Problem &p, const Backward &g, Scratch &s,
+                            int64_t b, int64_t h) {
+    packTransposed(p, p.k, b, h, p.sk, p.dk, s.keysT.data());
+    packTransposed(p, p.v, b, h, p.sk, p.dv, s.valuesT.data());
+    std::fill(s.gradKeys.begin(), s.gradKeys.end(), 0.0f);
+    std::fill(s.gradValues.begin(), s.gradValues.end(), 0.0f);
+    for (int64_t i0 = 0; i0 < p.sq; i0 += kRows) {
+      Tile t(p, b, h, i0);
+      readMasks(p, s, t);
+      const float *gradOut[kRows];
+      t.rowsOf(g.gradOut, gradOut);
+      RowSoftmax rs = rowSoftmax<Vector>(p, g, s, t, gradOut);
+      std::fill(s.gradQuery.begin(), s.gradQuery.end(), 0.0f);
+      int64_t keyEnd = t.keyEnd(p);
+      for (int64_t j0 = 0; j0 < keyEnd; j0 += kKeys) {
+        int64_t n = std::min(kKeys, keyEnd - j0);
+        maskedScores<Vector>(p, s, t, j0, n);
+        dotTile<Vector>(p, gradOut, s.valuesT.data(), p.dv, j0, n, 1.0f,
+                        s.gradScores.data());
+        scoreGradients(p, s, t, rs, j0, n);
+        addWeightedTile<Vector>(s.gradValues.data() + j0 * p.dv,
+                                s.scores.data(), gradOut, p.dv, n);
+        addWeightedTile<Vector>(s.gradKeys.data() + j0 * p.dk,
+                                s.gradScores.data(), t.query, p.dk, n);
+        addWeightedRows<Vector>(s.gradQuery.data(), s.gradScores.data(),
+                                p.k.at(b, h, j0), p.k.row, p.dk, n);
+      }
+      writeRows(g.gradQ, b, h, i0, s.gradQuery.data(), t.rows, p.dk);
     }
-    writeRows(g.gradQ, b, h, i0, s.gradQuery.data(), t.rows, p.dk);
+    writeRows(g.gradK, b, h, 0, s.gradKeys.data(), p.sk, p.dk);
+    writeRows(g.gradV, b, h, 0, s.gradValues.data(), p.sk, p.dv);
   }
-  writeRows(g.gradK, b, h, 0, s.gradKeys.data(), p.sk, p.dk);
-  writeRows(g.gradV, b, h, 0, s.gradValues.data(), p.sk, p.dv);
-}
+};
 
 } // namespace
 } // namespace transfuse::rt::attention
@@ -223,6 +228,6 @@ extern "C" void tfrt_attention_backward_f32(
   parallelFor(batch * heads, 1, [&](int64_t begin, int64_t end) {
     Scratch scratch(p);
     for (int64_t pair = begin; pair < end; ++pair)
-      backwardPair(p, g, scratch, pair / heads, pair % heads);
+      onHostVectors<BackwardPair>(p, g, scratch, pair / heads, pair % heads);
   });
 }

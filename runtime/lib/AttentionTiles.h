@@ -273,43 +273,55 @@ TF_INLINE v16i hiddenLanes(const Problem &p, const int32_t *hidden, int64_t i,
   return hide;
 }
 
-/// out[r * kKeys + k * kLanes + j] = factor · rows[r] · columns[k * kLanes
-/// + j] for `Blocks` blocks of kLanes packed columns (`stride` apart per
-/// depth): Blocks · Rows independent sums.
-template <int64_t Rows, int64_t Blocks>
+/// Registers of columns a tile's products keep in flight per row: two where
+/// there are 32 registers (AVX-512: 2 · kRows accumulators keep both FMA
+/// pipes busy, where kRows alone wait on each FMA's latency), one where
+/// there are 16 (AVX2, SSE: kRows accumulators, the column and a broadcast
+/// row element fill them).
+template <typename Vector>
+constexpr int64_t kTileColumns = kWidthOf<Vector> == kLanes ? 2 : 1;
+
+/// out[r * kKeys + c * W + j] = factor · rows[r] · columns[c * W + j] for
+/// `Columns` registers of W packed columns (`stride` apart per depth):
+/// Columns · Rows independent sums.
+template <typename Vector, int64_t Rows, int64_t Columns>
 TF_INLINE void dotBlocks(const float *const *rows, const float *columns,
                          int64_t stride, int64_t depth, float factor,
                          float *out) {
-  v16 acc[Blocks][Rows] = {};
+  constexpr int64_t kWidth = kWidthOf<Vector>;
+  Vector acc[Columns][Rows] = {};
   for (int64_t d = 0; d < depth; ++d) {
-    v16 column[Blocks];
-    for (int64_t k = 0; k < Blocks; ++k)
-      column[k] = load(columns + d * stride + k * kLanes);
+    Vector column[Columns];
+    for (int64_t c = 0; c < Columns; ++c)
+      column[c] = loadPart<Vector>(columns + d * stride + c * kWidth);
     for (int64_t r = 0; r < Rows; ++r)
-      for (int64_t k = 0; k < Blocks; ++k)
-        acc[k][r] += rows[r][d] * column[k];
+      for (int64_t c = 0; c < Columns; ++c)
+        acc[c][r] += rows[r][d] * column[c];
   }
   for (int64_t r = 0; r < Rows; ++r)
-    for (int64_t k = 0; k < Blocks; ++k)
-      store(out + r * kKeys + k * kLanes, acc[k][r] * factor);
+    for (int64_t c = 0; c < Columns; ++c)
+      storePart(out + r * kKeys + c * kWidth, acc[c][r] * factor);
 }
 
 /// out[r * kKeys + j] = factor · rows[r] · packed column j0 + j, for every
 /// row of the tile and the keys [j0, j0 + n) rounded up to kLanes (columns
 /// past the packed ones are zero). packed is [depth][roundUp(sk, kLanes)].
-/// Two blocks of kLanes keys at a time where there are two: 2 · Rows
-/// independent sums keep both FMA pipes busy, where Rows alone wait on each
-/// FMA's latency. Every score sums over d in the same order either way.
-template <int64_t Rows = kRows>
+/// kTileColumns registers of keys at a time, then one. Every score sums
+/// over d in the same order whatever the registers.
+template <typename Vector, int64_t Rows = kRows>
 TF_INLINE void dotTile(const Problem &p, const float *const *rows,
                        const float *packed, int64_t depth, int64_t j0,
                        int64_t n, float factor, float *out) {
-  int64_t stride = roundUp(p.sk, kLanes);
+  constexpr int64_t kColumns = kTileColumns<Vector>;
+  constexpr int64_t kWidth = kWidthOf<Vector>, kStep = kColumns * kWidth;
+  int64_t stride = roundUp(p.sk, kLanes), padded = roundUp(n, kLanes);
   int64_t jb = 0;
-  for (; jb + kLanes < n; jb += 2 * kLanes)
-    dotBlocks<Rows, 2>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
-  for (; jb < n; jb += kLanes)
-    dotBlocks<Rows, 1>(rows, packed + j0 + jb, stride, depth, factor, out + jb);
+  for (; jb + kStep <= padded; jb += kStep)
+    dotBlocks<Vector, Rows, kColumns>(rows, packed + j0 + jb, stride, depth,
+                                      factor, out + jb);
+  for (; jb < padded; jb += kWidth)
+    dotBlocks<Vector, Rows, 1>(rows, packed + j0 + jb, stride, depth, factor,
+                               out + jb);
 }
 
 /// Where lane l of a round of sumLanesOf16 with halves of W lanes takes its
@@ -343,33 +355,74 @@ TF_INLINE v16 sumLanesOf16(v16 *x) {
   return foldHalves<1>(x[0], x[1], lanes);
 }
 
+/// The sum of the 16 lanes of a v16 held as kPartsOf<Vector> registers,
+/// in horizontalSum's order (lane l plus lane l + 8, then l + 4, l + 2,
+/// l + 1): the parts first, then the halves of the register.
+template <typename Vector> TF_INLINE float sumLanes(Vector *parts) {
+  for (int64_t half = kPartsOf<Vector> / 2; half > 0; half /= 2)
+    for (int64_t q = 0; q < half; ++q)
+      parts[q] += parts[q + half];
+  if constexpr (kWidthOf<Vector> == kLanes) {
+    return horizontalSum(parts[0]);
+  } else {
+    v4 x;
+    if constexpr (kWidthOf<Vector> == 8)
+      x = __builtin_shufflevector(parts[0], parts[0], 0, 1, 2, 3) +
+          __builtin_shufflevector(parts[0], parts[0], 4, 5, 6, 7);
+    else
+      x = parts[0];
+    return (x[0] + x[2]) + (x[1] + x[3]);
+  }
+}
+
 /// The scaled scores of one query row against keys [j0, j0 + n) of pair
 /// (b, h) into `out`, each a dot product with the key's row where it is:
-/// for a single query row, cheaper than transposing the keys first. Sixteen
-/// keys at a time, each with its own accumulator (sixteen independent FMA
-/// chains), their lanes summed together (sumLanesOf16); out is written up
-/// to n rounded up to kLanes, the keys past n repeating the last one.
+/// for a single query row, cheaper than transposing the keys first. Out is
+/// written up to n rounded up to kLanes, the keys past n repeating the last
+/// one. Each key has its own accumulators (independent FMA chains) and its
+/// lanes are summed in horizontalSum's order, on every instruction set:
+/// sixteen keys at a time with AVX-512, their lanes summed together
+/// (sumLanesOf16); with narrower registers as many as eight accumulators
+/// hold, each summed alone (sumLanes).
+template <typename Vector>
 TF_INLINE void rowScores(const Problem &p, const float *query, int64_t b,
                          int64_t h, int64_t j0, int64_t n, float *out) {
-  // Key j goes to slot bitReversed(j), so that lane j of the sums is key j.
+  constexpr int64_t kParts = kPartsOf<Vector>, kWidth = kWidthOf<Vector>;
+  // Eight accumulators where a v16 takes several registers.
+  constexpr int64_t kKeysPerPass = kParts == 1 ? kLanes : 8 / kParts;
+  // AVX-512: key j goes to slot bitReversed(j), so that lane j of the sums
+  // is key j.
   static constexpr int kSlot[kLanes] = {0, 8, 4, 12, 2, 10, 6, 14,
                                         1, 9, 5, 13, 3, 11, 7, 15};
   int64_t vectorEnd = p.dk / kLanes * kLanes;
-  for (int64_t jb = 0; jb < n; jb += kLanes) {
-    const float *key[kLanes];
-    for (int64_t j = 0; j < kLanes; ++j)
+  for (int64_t jb = 0; jb < roundUp(n, kLanes); jb += kKeysPerPass) {
+    const float *key[kKeysPerPass];
+    for (int64_t j = 0; j < kKeysPerPass; ++j)
       key[j] = p.k.at(b, h, j0 + std::min(jb + j, n - 1));
-    v16 acc[kLanes] = {};
-    for (int64_t d = 0; d < vectorEnd; d += kLanes) {
-      v16 q = load(query + d);
+    Vector acc[kKeysPerPass][kParts] = {};
+    for (int64_t d = 0; d < vectorEnd; d += kLanes)
+      for (int64_t q = 0; q < kParts; ++q) {
+        Vector x = loadPart<Vector>(query + d + q * kWidth);
+        for (int64_t j = 0; j < kKeysPerPass; ++j) {
+          int64_t slot = kParts == 1 ? kSlot[j] : j;
+          acc[slot][q] += x * loadPart<Vector>(key[j] + d + q * kWidth);
+        }
+      }
+    float scores[kKeysPerPass];
+    if constexpr (kParts == 1) {
+      v16 sums[kLanes];
       for (int64_t j = 0; j < kLanes; ++j)
-        acc[kSlot[j]] += q * load(key[j] + d);
+        sums[j] = acc[j][0];
+      store(scores, sumLanesOf16(sums));
+    } else {
+      for (int64_t j = 0; j < kKeysPerPass; ++j)
+        scores[j] = sumLanes(acc[j]);
     }
-    v16 scores = sumLanesOf16(acc);
     for (int64_t d = vectorEnd; d < p.dk; ++d)
-      for (int64_t j = 0; j < kLanes; ++j)
+      for (int64_t j = 0; j < kKeysPerPass; ++j)
         scores[j] += query[d] * key[j][d];
-    store(out + jb, scores * p.scale);
+    for (int64_t j = 0; j < kKeysPerPass; ++j)
+      out[jb + j] = scores[j] * p.scale;
   }
 }
 
@@ -405,11 +458,11 @@ TF_INLINE void maskScores(const Problem &p, TileScratch &s, const Tile &t,
 
 /// The scaled, masked scores of the tile against keys [j0, j0 + n) into
 /// s.scores (maskScores), from the keys packed transposed in s.keysT.
-template <int64_t Rows = kRows>
+template <typename Vector, int64_t Rows = kRows>
 TF_INLINE void maskedScores(const Problem &p, TileScratch &s, const Tile &t,
                             int64_t j0, int64_t n) {
-  dotTile<Rows>(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale,
-                s.scores.data());
+  dotTile<Vector, Rows>(p, t.query, s.keysT.data(), p.dk, j0, n, p.scale,
+                        s.scores.data());
   maskScores<Rows>(p, s, t, j0, n);
 }
 
@@ -442,79 +495,88 @@ TF_INLINE float foldScores(float *row, int64_t padded, float &maximum,
   return correction;
 }
 
-/// acc[r][k * kLanes + j] += Σ_i weights[r][i] · columns[i][k * kLanes + j]
-/// for `Blocks` blocks of kLanes columns of n matrix rows (`stride`
-/// apart), acc rows `width` apart: Blocks · Rows independent sums.
-template <int64_t Rows, int64_t Blocks>
+/// acc[r][c * W + j] += Σ_i weights[r][i] · columns[i][c * W + j] for
+/// `Columns` registers of W columns of n matrix rows (`stride` apart), acc
+/// rows `width` apart: Columns · Rows independent sums.
+template <typename Vector, int64_t Rows, int64_t Columns>
 TF_INLINE void weightedBlocks(float *acc, const float *weights,
                               const float *columns, int64_t stride,
                               int64_t width, int64_t n) {
-  v16 sums[Blocks][Rows];
+  constexpr int64_t kWidth = kWidthOf<Vector>;
+  Vector sums[Columns][Rows];
   for (int64_t r = 0; r < Rows; ++r)
-    for (int64_t k = 0; k < Blocks; ++k)
-      sums[k][r] = load(acc + r * width + k * kLanes);
+    for (int64_t c = 0; c < Columns; ++c)
+      sums[c][r] = loadPart<Vector>(acc + r * width + c * kWidth);
   for (int64_t i = 0; i < n; ++i) {
-    v16 x[Blocks];
-    for (int64_t k = 0; k < Blocks; ++k)
-      x[k] = load(columns + i * stride + k * kLanes);
+    Vector x[Columns];
+    for (int64_t c = 0; c < Columns; ++c)
+      x[c] = loadPart<Vector>(columns + i * stride + c * kWidth);
     for (int64_t r = 0; r < Rows; ++r)
-      for (int64_t k = 0; k < Blocks; ++k)
-        sums[k][r] += weights[r * kKeys + i] * x[k];
+      for (int64_t c = 0; c < Columns; ++c)
+        sums[c][r] += weights[r * kKeys + i] * x[c];
   }
   for (int64_t r = 0; r < Rows; ++r)
-    for (int64_t k = 0; k < Blocks; ++k)
-      store(acc + r * width + k * kLanes, sums[k][r]);
+    for (int64_t c = 0; c < Columns; ++c)
+      storePart(acc + r * width + c * kWidth, sums[c][r]);
 }
 
-/// acc[k * kLanes + j] += Σ_i weights[i] · columns[i][k * kLanes + j] for
-/// `Blocks` blocks of kLanes columns of n matrix rows (`stride` apart), for
-/// a single row: the even and the odd i go to separate sums, added at the
-/// end, for 2 · Blocks independent FMA chains.
-template <int64_t Blocks>
+/// acc[c * W + j] += Σ_i weights[i] · columns[i][c * W + j] for `Columns`
+/// registers of W columns of n matrix rows (`stride` apart), for a single
+/// row: the even and the odd i go to separate sums, added at the end, for
+/// 2 · Columns independent FMA chains.
+template <typename Vector, int64_t Columns>
 TF_INLINE void weightedRowBlocks(float *acc, const float *weights,
                                  const float *columns, int64_t stride,
                                  int64_t n) {
-  v16 even[Blocks], odd[Blocks] = {};
-  for (int64_t k = 0; k < Blocks; ++k)
-    even[k] = load(acc + k * kLanes);
+  constexpr int64_t kWidth = kWidthOf<Vector>;
+  Vector even[Columns], odd[Columns] = {};
+  for (int64_t c = 0; c < Columns; ++c)
+    even[c] = loadPart<Vector>(acc + c * kWidth);
   int64_t i = 0;
   for (; i + 1 < n; i += 2)
-    for (int64_t k = 0; k < Blocks; ++k) {
-      even[k] += weights[i] * load(columns + i * stride + k * kLanes);
-      odd[k] += weights[i + 1] * load(columns + (i + 1) * stride + k * kLanes);
+    for (int64_t c = 0; c < Columns; ++c) {
+      even[c] +=
+          weights[i] * loadPart<Vector>(columns + i * stride + c * kWidth);
+      odd[c] += weights[i + 1] *
+                loadPart<Vector>(columns + (i + 1) * stride + c * kWidth);
     }
   for (; i < n; ++i)
-    for (int64_t k = 0; k < Blocks; ++k)
-      even[k] += weights[i] * load(columns + i * stride + k * kLanes);
-  for (int64_t k = 0; k < Blocks; ++k)
-    store(acc + k * kLanes, even[k] + odd[k]);
+    for (int64_t c = 0; c < Columns; ++c)
+      even[c] +=
+          weights[i] * loadPart<Vector>(columns + i * stride + c * kWidth);
+  for (int64_t c = 0; c < Columns; ++c)
+    storePart(acc + c * kWidth, even[c] + odd[c]);
 }
 
 /// acc[r] += Σ_j weights[r][j] · matrix[j] for every row of the tile, over
-/// n rows of `matrix` (`stride` apart, `width` long). Each block of kLanes
+/// n rows of `matrix` (`stride` apart, `width` long). Each register of
 /// columns stays in registers for all rows while the matrix streams past,
-/// so every load feeds kRows FMAs; two blocks at a time where there are
-/// two, for twice the independent sums (as in dotTile).
-template <int64_t Rows = kRows>
+/// so every load feeds Rows FMAs; kTileColumns registers at a time (as in
+/// dotTile).
+template <typename Vector, int64_t Rows = kRows>
 TF_INLINE void addWeightedRows(float *acc, const float *weights,
                                const float *matrix, int64_t stride,
                                int64_t width, int64_t n) {
-  int64_t vectorEnd = width / kLanes * kLanes;
+  constexpr int64_t kWidth = kWidthOf<Vector>;
+  constexpr int64_t kColumns = kTileColumns<Vector>;
+  int64_t vectorEnd = width / kWidth * kWidth;
   int64_t block = 0;
   if constexpr (Rows == 1) {
-    // One row (a decoding step's query): four blocks at a time, a head of
-    // 64 in one pass over the rows.
-    for (; block + 4 * kLanes <= vectorEnd; block += 4 * kLanes)
-      weightedRowBlocks<4>(acc + block, weights, matrix + block, stride, n);
-    for (; block < vectorEnd; block += kLanes)
-      weightedRowBlocks<1>(acc + block, weights, matrix + block, stride, n);
+    // One row (a decoding step's query): four registers at a time, eight
+    // sums (a head of 64 in one pass over the rows with AVX-512).
+    for (; block + 4 * kWidth <= vectorEnd; block += 4 * kWidth)
+      weightedRowBlocks<Vector, 4>(acc + block, weights, matrix + block, stride,
+                                   n);
+    for (; block < vectorEnd; block += kWidth)
+      weightedRowBlocks<Vector, 1>(acc + block, weights, matrix + block, stride,
+                                   n);
   }
-  for (; block + 2 * kLanes <= vectorEnd; block += 2 * kLanes)
-    weightedBlocks<Rows, 2>(acc + block, weights, matrix + block, stride, width,
-                            n);
-  for (; block < vectorEnd; block += kLanes)
-    weightedBlocks<Rows, 1>(acc + block, weights, matrix + block, stride, width,
-                            n);
+  for (; block + kColumns * kWidth <= vectorEnd; block += kColumns * kWidth)
+    weightedBlocks<Vector, Rows, kColumns>(acc + block, weights, matrix + block,
+                                           stride, width, n);
+  for (; block < vectorEnd; block += kWidth)
+    weightedBlocks<Vector, Rows, 1>(acc + block, weights, matrix + block,
+                                    stride, width, n);
   for (int64_t r = 0; r < Rows; ++r)
     for (int64_t j = 0; j < n; ++j)
       for (int64_t d = vectorEnd; d < width; ++d)
@@ -524,19 +586,21 @@ TF_INLINE void addWeightedRows(float *acc, const float *weights,
 /// The transpose: target[j] += Σ_r weights[r][j] · rows[r] for the n rows
 /// of `target` (dense, `width` long). The tile's rows stay in registers
 /// while the target rows stream past.
+template <typename Vector>
 TF_INLINE void addWeightedTile(float *target, const float *weights,
                                const float *const *rows, int64_t width,
                                int64_t n) {
-  int64_t vectorEnd = width / kLanes * kLanes;
-  for (int64_t d = 0; d < vectorEnd; d += kLanes) {
-    v16 x[kRows];
+  constexpr int64_t kWidth = kWidthOf<Vector>;
+  int64_t vectorEnd = width / kWidth * kWidth;
+  for (int64_t d = 0; d < vectorEnd; d += kWidth) {
+    Vector x[kRows];
     for (int64_t r = 0; r < kRows; ++r)
-      x[r] = load(rows[r] + d);
+      x[r] = loadPart<Vector>(rows[r] + d);
     for (int64_t j = 0; j < n; ++j) {
-      v16 sum = load(target + j * width + d);
+      Vector sum = loadPart<Vector>(target + j * width + d);
       for (int64_t r = 0; r < kRows; ++r)
         sum += weights[r * kKeys + j] * x[r];
-      store(target + j * width + d, sum);
+      storePart(target + j * width + d, sum);
     }
   }
   for (int64_t j = 0; j < n; ++j)

@@ -37,104 +37,72 @@ inline int64_t panelDepth(int64_t remaining) {
   return remaining;
 }
 
-/// One register of floats per instruction set (v16 is AVX-512's).
-using v8 = float __attribute__((vector_size(32)));
-using v4 = float __attribute__((vector_size(16)));
+/// C = A·Bᵀ on registers of type Vector (Vectors.h), `Columns` columns of
+/// C per pass over k. A's 16 rows form one v16 per k, held as kParts
+/// registers. Each column has an accumulator per register: enough
+/// independent chains to keep both FMA pipes busy, few enough that they,
+/// A's vector and a broadcast weight stay in registers.
+struct FewRows {
+  /// AVX-512's 32 registers take 8 columns (measured fastest of 8 to 16),
+  /// AVX2's 16 take 4 (8 accumulators; as fast as 6 on Zen 3), SSE's 16
+  /// take 2. Each element of C is summed in the same order whatever the
+  /// registers and columns, so the instances differ in speed only.
+  template <typename Vector>
+  static constexpr int64_t kColumnsOf = kWidthOf<Vector> == 16  ? 8
+                                        : kWidthOf<Vector> == 8 ? 4
+                                                                : 2;
 
-/// C = A·Bᵀ, `Columns` columns of C per pass over k. A's 16 rows form one
-/// vector per k, held as kParts registers of the Vector type: the
-/// compilers split a v16 kept across a loop poorly where it spans several
-/// registers (GCC moves AVX2 halves through the stack), so the kernel
-/// names the registers itself. Each column has an accumulator per register:
-/// enough independent chains to keep both FMA pipes busy, few enough that
-/// they, A's vector and a broadcast weight stay in registers.
-template <typename Vector, int64_t Columns>
-TF_INLINE void multiplyFewRows(int64_t height, int64_t width, int64_t k,
-                               const float *a, int64_t lda, const float *b,
-                               int64_t ldb, float *c, int64_t ldc) {
-  constexpr int64_t kParts = sizeof(v16) / sizeof(Vector);
-  // Aᵀ, its rows past `height` zero: [k][16].
-  thread_local std::vector<float> transposed;
-  transposed.resize(k * kLanes);
-  for (int64_t i = 0; i < kLanes; ++i)
-    for (int64_t p = 0; p < k; ++p)
-      transposed[p * kLanes + i] = i < height ? a[i * lda + p] : 0.0f;
-  const float *at = transposed.data();
-  for (int64_t j0 = 0; j0 < width; j0 += Columns) {
-    // Columns past `width` repeat the last one; they are not stored.
-    const float *column[Columns];
-    for (int64_t j = 0; j < Columns; ++j)
-      column[j] = b + std::min(j0 + j, width - 1) * ldb;
-    Vector sum[Columns][kParts];
-    for (int64_t p0 = 0; p0 < k;) {
-      int64_t depth = panelDepth(k - p0);
-      Vector acc[Columns][kParts] = {};
-      for (int64_t p = p0; p < p0 + depth; ++p) {
-        Vector rows[kParts];
-        for (int64_t q = 0; q < kParts; ++q)
-          std::memcpy(&rows[q], at + p * kLanes + q * kLanes / kParts,
-                      sizeof(Vector));
-        for (int64_t j = 0; j < Columns; ++j)
+  template <typename Vector>
+  TF_INLINE static void run(int64_t height, int64_t width, int64_t k,
+                            const float *a, int64_t lda, const float *b,
+                            int64_t ldb, float *c, int64_t ldc) {
+    constexpr int64_t kParts = kPartsOf<Vector>, kWidth = kWidthOf<Vector>;
+    constexpr int64_t kColumns = kColumnsOf<Vector>;
+    // Aᵀ, its rows past `height` zero: [k][16].
+    thread_local std::vector<float> transposed;
+    transposed.resize(k * kLanes);
+    for (int64_t i = 0; i < kLanes; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        transposed[p * kLanes + i] = i < height ? a[i * lda + p] : 0.0f;
+    const float *at = transposed.data();
+    for (int64_t j0 = 0; j0 < width; j0 += kColumns) {
+      // Columns past `width` repeat the last one; they are not stored.
+      const float *column[kColumns];
+      for (int64_t j = 0; j < kColumns; ++j)
+        column[j] = b + std::min(j0 + j, width - 1) * ldb;
+      Vector sum[kColumns][kParts];
+      for (int64_t p0 = 0; p0 < k;) {
+        int64_t depth = panelDepth(k - p0);
+        Vector acc[kColumns][kParts] = {};
+        for (int64_t p = p0; p < p0 + depth; ++p) {
+          Vector rows[kParts];
           for (int64_t q = 0; q < kParts; ++q)
-            acc[j][q] += rows[q] * column[j][p];
+            rows[q] = loadPart<Vector>(at + p * kLanes + q * kWidth);
+          for (int64_t j = 0; j < kColumns; ++j)
+            for (int64_t q = 0; q < kParts; ++q)
+              acc[j][q] += rows[q] * column[j][p];
+        }
+        for (int64_t j = 0; j < kColumns; ++j)
+          for (int64_t q = 0; q < kParts; ++q)
+            sum[j][q] = p0 == 0 ? acc[j][q] : sum[j][q] + acc[j][q];
+        p0 += depth;
       }
-      for (int64_t j = 0; j < Columns; ++j)
-        for (int64_t q = 0; q < kParts; ++q)
-          sum[j][q] = p0 == 0 ? acc[j][q] : sum[j][q] + acc[j][q];
-      p0 += depth;
-    }
-    for (int64_t j = 0; j < std::min(Columns, width - j0); ++j) {
-      float rowsOfColumn[kLanes];
-      std::memcpy(rowsOfColumn, sum[j], sizeof rowsOfColumn);
-      for (int64_t i = 0; i < height; ++i)
-        c[i * ldc + j0 + j] = rowsOfColumn[i];
+      for (int64_t j = 0; j < std::min(kColumns, width - j0); ++j) {
+        float rowsOfColumn[kLanes];
+        std::memcpy(rowsOfColumn, sum[j], sizeof rowsOfColumn);
+        for (int64_t i = 0; i < height; ++i)
+          c[i * ldc + j0 + j] = rowsOfColumn[i];
+      }
     }
   }
-}
-
-// One instance per instruction set, each with its registers and the
-// columns they hold: AVX-512's 32 take 8 columns (measured fastest of 8 to
-// 16), AVX2's 16 take 4 (8 accumulators, as fast as 6 on Zen 3), SSE's 16
-// take 2. Each element of C is summed in the same order whatever the
-// registers and columns, so the instances differ in speed only.
-using FewRowsKernel = void (*)(int64_t, int64_t, int64_t, const float *,
-                               int64_t, const float *, int64_t, float *,
-                               int64_t);
-
-__attribute__((target("avx512f"))) void
-fewRowsAvx512(int64_t height, int64_t width, int64_t k, const float *a,
-              int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
-  multiplyFewRows<v16, 8>(height, width, k, a, lda, b, ldb, c, ldc);
-}
-
-__attribute__((target("avx2,fma"))) void
-fewRowsAvx2(int64_t height, int64_t width, int64_t k, const float *a,
-            int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
-  multiplyFewRows<v8, 4>(height, width, k, a, lda, b, ldb, c, ldc);
-}
-
-void fewRowsBaseline(int64_t height, int64_t width, int64_t k, const float *a,
-                     int64_t lda, const float *b, int64_t ldb, float *c,
-                     int64_t ldc) {
-  multiplyFewRows<v4, 2>(height, width, k, a, lda, b, ldb, c, ldc);
-}
-
-FewRowsKernel hostKernel() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    return &fewRowsAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return &fewRowsAvx2;
-  return &fewRowsBaseline;
-}
+};
 
 } // namespace
 
 void fewRowsGemm(int64_t height, int64_t width, int64_t k, const float *a,
                  int64_t lda, const float *b, int64_t ldb, float *c,
                  int64_t ldc) {
-  static const FewRowsKernel kernel = hostKernel();
-  kernel(height, width, k, a, lda, b, ldb, c, ldc);
+  onHostVectors<FewRows>(height, width, k, a, lda, b, ldb, c, ldc);
 }
 
 } // namespace transfuse::rt

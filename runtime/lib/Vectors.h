@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace transfuse::rt {
 
@@ -28,6 +29,72 @@ constexpr int64_t kLanes = 16;
 /// take two instructions), and the baseline.
 #define TF_VECTOR_CLONES                                                       \
   __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+
+/// One register of floats: AVX-512's is a v16, AVX2's a v8, SSE's a v4.
+using v8 = float __attribute__((vector_size(32)));
+using v4 = float __attribute__((vector_size(16)));
+
+/// Register-tiled loops name their registers: GCC keeps a v16 that lives
+/// across iterations of an AVX2 or SSE clone on the stack (its halves move
+/// through general registers, a tenth of the FMA throughput), so those
+/// loops hold a v16's lanes as kPartsOf<Vector> registers of the
+/// instruction set's own width, in order, and are instantiated once per
+/// instruction set (onHostVectors).
+template <typename Vector>
+constexpr int64_t kPartsOf = sizeof(v16) / sizeof(Vector);
+template <typename Vector>
+constexpr int64_t kWidthOf = sizeof(Vector) / sizeof(float);
+
+template <typename Vector> TF_INLINE Vector loadPart(const float *p) {
+  Vector x;
+  std::memcpy(&x, p, sizeof x);
+  return x;
+}
+template <typename Vector> TF_INLINE void storePart(float *p, Vector x) {
+  std::memcpy(p, &x, sizeof x);
+}
+
+enum class VectorIsa { kAvx512, kAvx2, kBaseline };
+
+/// The widest registers this CPU has that the kernels are built for.
+inline VectorIsa hostVectorIsa() {
+  static const VectorIsa isa = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+      return VectorIsa::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      return VectorIsa::kAvx2;
+    return VectorIsa::kBaseline;
+  }();
+  return isa;
+}
+
+template <typename Kernel, typename... Args>
+__attribute__((target("avx512f"))) auto onAvx512(Args &&...args) {
+  return Kernel::template run<v16>(std::forward<Args>(args)...);
+}
+template <typename Kernel, typename... Args>
+__attribute__((target("avx2,fma"))) auto onAvx2(Args &&...args) {
+  return Kernel::template run<v8>(std::forward<Args>(args)...);
+}
+template <typename Kernel, typename... Args> auto onBaseline(Args &&...args) {
+  return Kernel::template run<v4>(std::forward<Args>(args)...);
+}
+
+/// Kernel::run<Vector>(args...), an always-inlined template, compiled for
+/// the host's instruction set with Vector its register of floats.
+template <typename Kernel, typename... Args>
+auto onHostVectors(Args &&...args) {
+  switch (hostVectorIsa()) {
+  case VectorIsa::kAvx512:
+    return onAvx512<Kernel>(std::forward<Args>(args)...);
+  case VectorIsa::kAvx2:
+    return onAvx2<Kernel>(std::forward<Args>(args)...);
+  case VectorIsa::kBaseline:
+    break;
+  }
+  return onBaseline<Kernel>(std::forward<Args>(args)...);
+}
 
 TF_INLINE v16 load(const float *p) {
   v16 x;
@@ -115,8 +182,6 @@ TF_INLINE v16 softmaxExp16(v16 x) {
 /// row and block of keys, which for a head of 16 was a fifth of the
 /// softmax's time.
 TF_INLINE float horizontalMax(v16 x) {
-  using v8 = float __attribute__((vector_size(32)));
-  using v4 = float __attribute__((vector_size(16)));
   auto larger = [](auto a, auto b) { return a < b ? b : a; };
   v8 a = larger(__builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7),
                 __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15));
@@ -125,8 +190,6 @@ TF_INLINE float horizontalMax(v16 x) {
   return std::max(std::max(b[0], b[2]), std::max(b[1], b[3]));
 }
 TF_INLINE float horizontalSum(v16 x) {
-  using v8 = float __attribute__((vector_size(32)));
-  using v4 = float __attribute__((vector_size(16)));
   v8 a = __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7) +
          __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15);
   v4 b = __builtin_shufflevector(a, a, 0, 1, 2, 3) +
