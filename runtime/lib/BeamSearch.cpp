@@ -53,10 +53,17 @@ bool before(const Candidate &a, const Candidate &b) {
   return a.token < b.token;
 }
 
-/// Σ e^(x[i] - shift), on the widest vectors the CPU has.
-TF_VECTOR_CLONES double sumOfExponentialsOf(const float *x, int64_t n,
-                                            double shift) {
-  return rt::sumOfExponentials(x, n, shift);
+/// Σ e^(x[i] - shift), on the widest registers the CPU has: half as many
+/// doubles as floats.
+struct SumOfExponentials {
+  template <typename Vector>
+  TF_INLINE static double run(const float *x, int64_t n, double shift) {
+    return rt::sumOfExponentials<rt::kWidthOf<Vector> / 2>(x, n, shift);
+  }
+};
+
+double sumOfExponentialsOf(const float *x, int64_t n, double shift) {
+  return rt::onHostVectors<SumOfExponentials>(x, n, shift);
 }
 
 /// The log-softmax normaliser of `size` logits, in double, whose largest
