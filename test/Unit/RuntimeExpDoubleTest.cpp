@@ -40,13 +40,19 @@ TEST(RuntimeExpDouble, ZeroBelowTheNormalsNaNKept) {
   EXPECT_TRUE(std::isnan(lane0(std::numeric_limits<double>::quiet_NaN())));
 }
 
-TEST(RuntimeExpDouble, SumMatchesASequentialSumOfLibm) {
-  std::mt19937 generator(3);
+/// n logits drawn from N(0, 6²) with `seed`.
+std::vector<float> randomLogits(unsigned seed, size_t n) {
+  std::mt19937 generator(seed);
   std::normal_distribution<float> logit(0.0f, 6.0f);
-  // Not a multiple of 8: the tail takes std::exp.
-  std::vector<float> logits(10007);
+  std::vector<float> logits(n);
   for (float &x : logits)
     x = logit(generator);
+  return logits;
+}
+
+TEST(RuntimeExpDouble, SumMatchesASequentialSumOfLibm) {
+  // Not a multiple of 8: the tail takes std::exp.
+  std::vector<float> logits = randomLogits(3, 10007);
   double max = *std::max_element(logits.begin(), logits.end());
   double expected = 0.0;
   for (float x : logits)
@@ -70,11 +76,7 @@ TEST(RuntimeExpDouble, SumMatchesASequentialSumOfLibm) {
 TEST(RuntimeExpDouble, RegisterWidthsGiveTheSameBits) {
   // AVX-512 sums on registers of 8 doubles, AVX2 on 4, SSE on 2: the same
   // eight running sums, added in the same order.
-  std::mt19937 generator(5);
-  std::normal_distribution<float> logit(0.0f, 6.0f);
-  std::vector<float> logits(1003);
-  for (float &x : logits)
-    x = logit(generator);
+  std::vector<float> logits = randomLogits(5, 1003);
   double max = *std::max_element(logits.begin(), logits.end());
   auto n = static_cast<int64_t>(logits.size());
   double eight = sumOfExponentials<8>(logits.data(), n, max);
