@@ -10,6 +10,7 @@
 // the whole cost of dropout in the attention kernels.
 //===----------------------------------------------------------------------===//
 #include "Philox.h"
+#include "Vectors.h"
 
 #include <immintrin.h>
 
@@ -100,10 +101,7 @@ using PhiloxLanesFn = PhiloxLanes (*)(const PhiloxLanes &,
 using PhiloxLanes2Fn = std::array<PhiloxLanes, 2> (*)(
     const std::array<PhiloxLanes, 2> &, std::array<uint32_t, 2>);
 
-bool hasAvx512() {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  return avx512;
-}
+bool hasAvx512() { return hostVectorIsa() == VectorIsa::kAvx512; }
 
 } // namespace
 

@@ -1,11 +1,13 @@
 //===- Vectors.h - 16-float vectors of the CPU kernels ----------*- C++ -*-===//
 //
 // GCC/Clang vector extensions of 16 lanes: one AVX-512 register, two AVX2
-// ones, with e^x and the lanes' maximum and sum on them. The kernels that
-// use them are cloned per instruction set (target_clones): a v16 passed to
-// or returned by a call from a clone would need AVX-512 in the ABI (Clang
-// refuses it), so the clones call only functions without vector arguments,
-// and these helpers are always inlined.
+// ones, with e^x and the lanes' maximum and sum on them; and the registers
+// of each instruction set (v8, v4) with the dispatch that compiles a kernel
+// once per set (onHostVectors). The kernels are compiled per instruction
+// set (target_clones or onHostVectors): a v16 passed to or returned by a
+// call from one of them would need AVX-512 in the ABI (Clang refuses it),
+// so they call only functions without vector arguments, and these helpers
+// are always inlined.
 //===----------------------------------------------------------------------===//
 #ifndef TRANSFUSE_RUNTIME_LIB_VECTORS_H
 #define TRANSFUSE_RUNTIME_LIB_VECTORS_H
